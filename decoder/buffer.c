@@ -1,0 +1,259 @@
+/* buffer.c - the buffer reader: header checks, loading, LZXpress inflation, record index.
+ *
+ * A buffer is a 0x48-byte WMI_BUFFER_HEADER followed by 8-aligned records up to the valid
+ * end (Offset@0x30, "FilledBytes"), then 0xFF slack up to BufferSize.  In compressed files
+ * (flag 0x40) the bytes after the header, up to BufferSize, are one LZXpress stream that
+ * inflates to exactly Offset@0x30 - 0x48 bytes (checked against the real corpus), and
+ * BufferSize is the on-disk length, variable and unaligned. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffer.h"
+#include "bytes.h"
+#include "error.h"
+#include "record.h"
+
+etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint64_t remaining,
+                                   etl_buffer_header *b, etl_error *err)
+{
+    b->buffer_size = etl_ld32(h);
+    b->saved_offset = etl_ld32(h + 0x04);
+    b->timestamp = (int64_t)etl_ld64(h + 0x10);
+    b->sequence = (int64_t)etl_ld64(h + 0x18);
+    b->flags = etl_ld16(h + 0x34);
+    b->type = etl_ld16(h + 0x36);
+    /* ClientContext: ProcessorNumber byte (+ alignment byte), or a u16 ProcessorIndex when
+     * the PROC_INDEX flag says so. */
+    b->cpu = (b->flags & ETL_BF_PROC_INDEX) ? (etl_ld16(h + 0x28) & 0x07FF) : h[0x28];
+    b->logger_id = etl_ld16(h + 0x2A);
+    b->state = etl_ld32(h + 0x2C);
+    b->filled = etl_ld32(h + 0x30);
+
+    if (b->buffer_size < ETL_BUFFER_HEADER_SIZE)
+        return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer size %u is smaller than a buffer header", b->buffer_size);
+    if (b->buffer_size > ETL_MAX_BUFFER_SIZE)
+        return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer size %u exceeds the %u-byte limit", b->buffer_size,
+                        ETL_MAX_BUFFER_SIZE);
+    if (b->type > 7)
+        return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer type %u is not a known ETW buffer type", b->type);
+    if (b->flags & 0xFF80)
+        return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer flags 0x%04x carry undefined bits", b->flags);
+    if (b->flags & ETL_BF_COMPRESSED) {
+        if (b->filled < ETL_BUFFER_HEADER_SIZE || b->filled > ETL_MAX_BUFFER_SIZE)
+            return etl_fail(err, ETL_ERR_CORRUPT, 0, "compressed buffer's decompressed size %u is impossible", b->filled);
+        b->valid_end = b->filled;
+    } else if (b->filled >= ETL_BUFFER_HEADER_SIZE && b->filled <= b->buffer_size) {
+        b->valid_end = b->filled;
+    } else if (b->saved_offset >= ETL_BUFFER_HEADER_SIZE && b->saved_offset <= b->buffer_size) {
+        /* Offset@0x30 unusable: SavedOffset holds the same end in every file seen. */
+        b->valid_end = b->saved_offset;
+    } else {
+        return etl_fail(err, ETL_ERR_CORRUPT, 0, "valid-data end (0x%x / 0x%x) lies outside the %u-byte buffer",
+                        b->filled, b->saved_offset, b->buffer_size);
+    }
+    (void)remaining;
+    return ETL_OK;
+}
+
+static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    uint32_t n = *cap ? *cap : 256;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static int cmp_entry(const void *a, const void *b, const etl_index_entry *ix)
+{
+    const etl_index_entry *x = &ix[*(const uint32_t *)a], *y = &ix[*(const uint32_t *)b];
+    if (x->timestamp != y->timestamp)
+        return x->timestamp < y->timestamp ? -1 : 1;
+    return x->offset < y->offset ? -1 : (x->offset > y->offset);
+}
+
+/* qsort has no context argument in C11: sort a permutation with a small merge sort instead,
+ * which is also stable and O(n log n) on any input (an insertion sort would be quadratic on
+ * hostile buffers). */
+static bool sort_order(etl_buffer *b)
+{
+    uint32_t n = b->count;
+    uint32_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    uint32_t *src = b->order, *dst = tmp;
+    for (uint32_t w = 1; w < n; w *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = cmp_entry(&src[j], &src[i], b->index) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != b->order)
+        memcpy(b->order, src, (size_t)n * sizeof *src);
+    free(tmp);
+    return true;
+}
+
+static etl_status read_exact(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got,
+                             etl_error *err)
+{
+    *got = 0;
+    if (off >= io->size)
+        return ETL_OK;
+    if (len > io->size - off)
+        len = (size_t)(io->size - off);
+    if (io->io->read_at(io->ctx, off, buf, len, got) < 0)
+        return etl_fail(err, ETL_ERR_IO, off, "read of %zu bytes at offset 0x%llx failed", len, (unsigned long long)off);
+    return ETL_OK;
+}
+
+etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t off,
+                           const etl_buffer_header *hdr, bool want_order, etl_report_fn report,
+                           void *rctx, etl_error *err)
+{
+    etl_status st;
+    size_t got;
+    uint32_t cap_needed = hdr->valid_end;
+    b->file_offset = off;
+    b->hdr = *hdr;
+    b->count = 0;
+    b->next = 0;
+    b->sorted = true;
+    b->data_len = 0;
+    if (cap_needed > b->data_cap) {
+        uint8_t *d = realloc(b->data, cap_needed);
+        if (!d)
+            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for a %u-byte buffer", cap_needed);
+        b->data = d;
+        b->data_cap = cap_needed;
+    }
+    uint64_t avail_disk = io->size - off; /* caller guarantees off + 0x48 <= size */
+    if (hdr->flags & ETL_BF_COMPRESSED) {
+        size_t clen = hdr->buffer_size - ETL_BUFFER_HEADER_SIZE;
+        uint8_t *cbuf = malloc(clen ? clen : 1);
+        if (!cbuf)
+            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for a %zu-byte compressed buffer", clen);
+        st = read_exact(io, off, b->data, ETL_BUFFER_HEADER_SIZE, &got, err);
+        if (st == ETL_OK)
+            st = read_exact(io, off + ETL_BUFFER_HEADER_SIZE, cbuf, clen, &got, err);
+        if (st != ETL_OK) {
+            free(cbuf);
+            return st;
+        }
+        if (got < clen)
+            report(rctx, ETL_ERR_TRUNCATED, off, 0,
+                   "compressed buffer at 0x%llx is cut: %zu of its %zu compressed bytes are in the file",
+                   (unsigned long long)off, got, clen);
+        size_t out_len = 0;
+        etl_error derr;
+        etl_status ds = etl_lzxpress_decompress(cbuf, got, b->data + ETL_BUFFER_HEADER_SIZE,
+                                                hdr->valid_end - ETL_BUFFER_HEADER_SIZE, &out_len, &derr);
+        free(cbuf);
+        if (ds != ETL_OK)
+            report(rctx, ETL_ERR_DECOMPRESS, off, hdr->valid_end - ETL_BUFFER_HEADER_SIZE - out_len,
+                   "compressed buffer at 0x%llx does not inflate (%s at compressed byte %llu); %zu bytes recovered",
+                   (unsigned long long)off, derr.message, (unsigned long long)derr.offset, out_len);
+        else if (out_len != hdr->valid_end - ETL_BUFFER_HEADER_SIZE && got == clen)
+            report(rctx, ETL_ERR_CORRUPT, off, 0,
+                   "compressed buffer at 0x%llx inflates to %zu bytes, its header says %u",
+                   (unsigned long long)off, out_len, hdr->valid_end - ETL_BUFFER_HEADER_SIZE);
+        b->data_len = (uint32_t)(ETL_BUFFER_HEADER_SIZE + out_len);
+    } else {
+        uint32_t want = hdr->valid_end;
+        st = read_exact(io, off, b->data, want, &got, err);
+        if (st != ETL_OK)
+            return st;
+        if (got < want) {
+            report(rctx, ETL_ERR_TRUNCATED, off, 0,
+                   "buffer at 0x%llx is cut: %zu of its %u valid bytes are in the file",
+                   (unsigned long long)off, got, want);
+        } else if (avail_disk < hdr->buffer_size) {
+            /* Valid data complete, only 0xFF slack missing: nothing lost, still worth saying. */
+            report(rctx, ETL_ERR_TRUNCATED, off, 0,
+                   "buffer at 0x%llx is cut in its unused tail (%llu of %u bytes in the file); all records kept",
+                   (unsigned long long)off, (unsigned long long)avail_disk, hdr->buffer_size);
+        }
+        b->data_len = (uint32_t)got;
+    }
+
+    /* Index the records: the cheap peek of every record, stopping at the end marker or at the
+     * first record that cannot be framed (the rest of the buffer is reported lost). */
+    uint32_t pos = ETL_BUFFER_HEADER_SIZE;
+    int64_t last_ts = hdr->timestamp;
+    while (pos < b->data_len) {
+        etl_record_peek pk;
+        etl_error perr;
+        st = etl_peek_record(b->data + pos, b->data_len - pos, &pk, &perr);
+        if (st == ETL_END)
+            break;
+        if (st != ETL_OK) {
+            if (hdr->flags & ETL_BF_COMPRESSED)
+                report(rctx, st, off, b->data_len - pos,
+                       "buffer at 0x%llx, record at decompressed offset 0x%x: %s; rest of the buffer (%u bytes) skipped",
+                       (unsigned long long)off, pos, perr.message, b->data_len - pos);
+            else
+                report(rctx, st, off + pos, b->data_len - pos,
+                       "record at 0x%llx (buffer at 0x%llx): %s; rest of the buffer (%u bytes) skipped",
+                       (unsigned long long)(off + pos), (unsigned long long)off, perr.message, b->data_len - pos);
+            break;
+        }
+        if (!grow((void **)&b->index, &b->index_cap, b->count + 1, sizeof *b->index))
+            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the record index");
+        if (pk.has_timestamp)
+            last_ts = pk.timestamp_raw;
+        if (b->count && last_ts < b->index[b->count - 1].timestamp)
+            b->sorted = false;
+        b->index[b->count].offset = pos;
+        b->index[b->count].timestamp = last_ts;
+        b->count++;
+        uint32_t stride = etl_align8(pk.size);
+        if (stride > b->data_len - pos)
+            break;
+        pos += stride;
+    }
+    if (want_order && !b->sorted) {
+        if (!grow((void **)&b->order, &b->order_cap, b->count, sizeof *b->order))
+            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the record order");
+        for (uint32_t i = 0; i < b->count; i++)
+            b->order[i] = i;
+        if (!sort_order(b))
+            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory to sort the buffer");
+    }
+    return ETL_OK;
+}
+
+void etl_buffer_free(etl_buffer *b)
+{
+    free(b->data);
+    free(b->index);
+    free(b->order);
+    memset(b, 0, sizeof *b);
+}
+
+int64_t etl_buffer_find(const etl_buffer *b, uint32_t offset)
+{
+    uint32_t lo = 0, hi = b->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (b->index[mid].offset < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < b->count && b->index[lo].offset == offset) ? (int64_t)lo : -1;
+}

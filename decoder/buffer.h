@@ -1,0 +1,70 @@
+/* buffer.h - one trace buffer: header checks, loading (and inflating), and its record index. */
+#ifndef ETL_BUFFER_H
+#define ETL_BUFFER_H
+
+#include "etl.h"
+
+/* The fields of a WMI_BUFFER_HEADER that reading needs (etw-formats.md 1.1). */
+typedef struct etl_buffer_header {
+    uint32_t buffer_size;   /* on-disk size: distance to the next buffer */
+    uint32_t saved_offset;
+    uint32_t filled;        /* Offset@0x30: end of valid data, header included (decompressed) */
+    int64_t timestamp;
+    int64_t sequence;
+    uint16_t cpu;
+    uint16_t logger_id;
+    uint32_t state;
+    uint16_t flags;
+    uint16_t type;
+    uint32_t valid_end;     /* end of records in the (decompressed) buffer, from the checks */
+} etl_buffer_header;
+
+/* Parse and check a buffer header.  `remaining` is the file bytes from the header on.
+ * ETL_OK when plausible; ETL_ERR_CORRUPT with the reason when impossible. */
+etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint64_t remaining,
+                                   etl_buffer_header *out, etl_error *err);
+
+/* One record of a loaded buffer, as the index keeps it. */
+typedef struct etl_index_entry {
+    uint32_t offset;    /* in the (decompressed) buffer, 0x48 = first record */
+    int64_t timestamp;  /* raw; records without one inherit the previous record's */
+} etl_index_entry;
+
+typedef struct etl_buffer {
+    uint64_t file_offset;
+    etl_buffer_header hdr;
+    uint8_t *data;            /* header copy + decompressed records region */
+    size_t data_cap;
+    uint32_t data_len;        /* bytes of data that are valid */
+    etl_index_entry *index;   /* records in file order */
+    uint32_t count, index_cap;
+    uint32_t *order;          /* permutation of index in timestamp order (NULL = file order) */
+    uint32_t order_cap;
+    uint32_t next;            /* next record to deliver (in delivery order) */
+    bool sorted;              /* index already in timestamp order */
+    uint64_t load_seq;        /* file order of this buffer, ties in the merge go to the lower */
+} etl_buffer;
+
+/* A damage report found while loading a buffer, handed to the reader's queue. */
+typedef void (*etl_report_fn)(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost,
+                              const char *fmt, ...);
+
+struct etl_io_ref {
+    const etl_io *io;
+    void *ctx;
+    uint64_t size;
+};
+
+/* Read, inflate and index the buffer whose (already checked) header is `hdr` at `off`.
+ * Damage inside it is reported through `report` and what can be read is kept.
+ * Returns ETL_ERR_IO / ETL_ERR_NOMEM on failures that stop reading. */
+etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t off,
+                           const etl_buffer_header *hdr, bool want_order, etl_report_fn report,
+                           void *report_ctx, etl_error *err);
+
+void etl_buffer_free(etl_buffer *b);
+
+/* Index position of the record at `offset`, or -1. */
+int64_t etl_buffer_find(const etl_buffer *b, uint32_t offset);
+
+#endif

@@ -1,0 +1,378 @@
+/* etl.h - public API of the etlshark decoder library.
+ *
+ * The library reads Windows ETW trace files (.etl) on any OS.  It is a small pull API:
+ *
+ *   etl_reader *r;  etl_error err;
+ *   if (etl_reader_open_file(path, NULL, &r, &err) != ETL_OK) { report(err); }
+ *   etl_record rec;
+ *   while (etl_reader_next(r, &rec, &err) == ETL_OK) { ... use rec ... }
+ *   while (etl_reader_next_problem(r, &err)) { report damage }
+ *   etl_reader_close(r);
+ *
+ * A record view (etl_record) points into memory owned by the reader; it stays valid until the
+ * next call on the same reader.  Nothing here knows about Wireshark: the plugin and the
+ * etldump command-line tool are two users of this same API.
+ *
+ * Damage never stops the stream: a buffer whose header is impossible is reported (file offset,
+ * reason) and skipped, a record that cannot be framed ends its buffer with a report, and the
+ * reports are queued for etl_reader_next_problem().  Only unusable input (not an .etl file,
+ * unreadable) makes open fail.
+ *
+ * Byte formats: ../shared/docs/etw-formats.md (sections 1-4).
+ */
+#ifndef ETL_H
+#define ETL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- limits (named, so hostile input meets a stated bound) ------------------------------ */
+
+/* Size of the WMI_BUFFER_HEADER that starts every buffer. */
+#define ETL_BUFFER_HEADER_SIZE 0x48u
+/* Largest buffer accepted, on disk or decompressed.  Windows caps session buffers at 1 MiB
+ * (16 MiB on recent builds); anything larger is taken as a corrupt header. */
+#define ETL_MAX_BUFFER_SIZE (16u * 1024u * 1024u)
+/* Most extended data items kept per EVENT_HEADER record; more are reported and ignored. */
+#define ETL_MAX_EXT_ITEMS 32u
+/* How far (bytes) the reader scans forward for the next plausible buffer header after a
+ * damaged one before giving up on the rest of the file. */
+#define ETL_MAX_RESYNC_SCAN (64u * 1024u * 1024u)
+/* Default bound of the timestamp merge: buffers held at once, and bytes held at once. */
+#define ETL_DEFAULT_WINDOW_BUFFERS 64u
+#define ETL_DEFAULT_WINDOW_BYTES (64u * 1024u * 1024u)
+
+/* ---- errors ----------------------------------------------------------------------------- */
+
+typedef enum etl_status {
+    ETL_OK = 0,
+    ETL_END = 1,           /* no more records */
+    ETL_ERR_ARG = -1,      /* caller error (NULL, bad option) */
+    ETL_ERR_IO = -2,       /* the underlying read failed */
+    ETL_ERR_NOT_ETL = -3,  /* input is empty or not an ETW trace file */
+    ETL_ERR_TRUNCATED = -4,/* a structure runs past the end of the data that holds it */
+    ETL_ERR_CORRUPT = -5,  /* a structure has impossible values */
+    ETL_ERR_LIMIT = -6,    /* a stated limit was exceeded */
+    ETL_ERR_NOMEM = -7,    /* allocation failed */
+    ETL_ERR_DECOMPRESS = -8,/* a compressed buffer did not inflate */
+    ETL_ERR_NOT_FOUND = -9 /* a position does not name a record */
+} etl_status;
+
+/* One error type for the whole library: a code, a message and the byte offset (absolute file
+ * offset; for data inside a compressed buffer, the offset of that buffer's header, and the
+ * message names the offset inside the decompressed data). */
+typedef struct etl_error {
+    etl_status code;
+    uint64_t offset;
+    char message[192];
+} etl_error;
+
+const char *etl_status_name(etl_status s);
+
+/* ---- basic types ------------------------------------------------------------------------ */
+
+/* A GUID in Windows layout (Data1..3 little-endian on disk, Data4 as bytes). */
+typedef struct etl_guid {
+    uint32_t data1;
+    uint16_t data2;
+    uint16_t data3;
+    uint8_t data4[8];
+} etl_guid;
+
+/* Trace header kinds: the header-type byte of the record marker (format doc section 2). */
+enum {
+    ETL_HT_SYSTEM32 = 0x01,
+    ETL_HT_SYSTEM64 = 0x02,
+    ETL_HT_COMPACT32 = 0x03,
+    ETL_HT_COMPACT64 = 0x04,
+    ETL_HT_FULL_HEADER32 = 0x0A,
+    ETL_HT_INSTANCE32 = 0x0B,
+    ETL_HT_TIMED = 0x0C,
+    ETL_HT_ERROR = 0x0D,
+    ETL_HT_WNODE = 0x0E,
+    ETL_HT_MESSAGE = 0x0F,
+    ETL_HT_PERFINFO32 = 0x10,
+    ETL_HT_PERFINFO64 = 0x11,
+    ETL_HT_EVENT_HEADER32 = 0x12,
+    ETL_HT_EVENT_HEADER64 = 0x13,
+    ETL_HT_FULL_HEADER64 = 0x14,
+    ETL_HT_INSTANCE64 = 0x15,
+    ETL_HT_UNKNOWN = 0xFF /* framed by its size, passed on raw */
+};
+
+/* Name of a header kind as in the format doc ("SYSTEM64", "EVENT_HEADER32", ...);
+ * "UNKNOWN" for anything else. */
+const char *etl_header_type_name(unsigned header_type);
+
+/* Extended data item types (evntcons.h EVENT_HEADER_EXT_TYPE_*). */
+enum {
+    ETL_EXT_RELATED_ACTIVITYID = 1,
+    ETL_EXT_SID = 2,
+    ETL_EXT_TS_ID = 3,
+    ETL_EXT_INSTANCE_INFO = 4,
+    ETL_EXT_STACK_TRACE32 = 5,
+    ETL_EXT_STACK_TRACE64 = 6,
+    ETL_EXT_PEBS_INDEX = 7,
+    ETL_EXT_PMC_COUNTERS = 8,
+    ETL_EXT_PSM_KEY = 9,
+    ETL_EXT_EVENT_KEY = 10,
+    ETL_EXT_EVENT_SCHEMA_TL = 11,
+    ETL_EXT_PROV_TRAITS = 12,
+    ETL_EXT_PROCESS_START_KEY = 13,
+    ETL_EXT_CONTROL_GUID = 14,
+    ETL_EXT_QPC_DELTA = 15,
+    ETL_EXT_CONTAINER_ID = 16,
+    ETL_EXT_STACK_KEY32 = 17,
+    ETL_EXT_STACK_KEY64 = 18
+};
+/* "RELATED_ACTIVITYID", ...; NULL for a type without a name. */
+const char *etl_ext_type_name(unsigned ext_type);
+
+/* EVENT_HEADER flags (stored ones and those Windows synthesizes for consumers). */
+enum {
+    ETL_EHF_EXTENDED_INFO = 0x0001,
+    ETL_EHF_PRIVATE_SESSION = 0x0002,
+    ETL_EHF_STRING_ONLY = 0x0004,
+    ETL_EHF_TRACE_MESSAGE = 0x0008,
+    ETL_EHF_NO_CPUTIME = 0x0010,
+    ETL_EHF_32_BIT_HEADER = 0x0020,
+    ETL_EHF_64_BIT_HEADER = 0x0040,
+    ETL_EHF_DECODE_GUID = 0x0080,
+    ETL_EHF_CLASSIC_HEADER = 0x0100,
+    ETL_EHF_PROCESSOR_INDEX = 0x0200
+};
+
+/* Buffer flags and clock types. */
+enum {
+    ETL_BF_FLUSH_MARKER = 0x0001,
+    ETL_BF_EVENTS_LOST = 0x0002,
+    ETL_BF_BUFFER_LOST = 0x0004,
+    ETL_BF_RTBACKUP_CORRUPT = 0x0008,
+    ETL_BF_RTBACKUP = 0x0010,
+    ETL_BF_PROC_INDEX = 0x0020,
+    ETL_BF_COMPRESSED = 0x0040
+};
+enum { ETL_CLOCK_RAW = 0, ETL_CLOCK_QPC = 1, ETL_CLOCK_SYSTEM_TIME = 2, ETL_CLOCK_CPU_CYCLES = 3 };
+
+/* ---- the trace's logfile header --------------------------------------------------------- */
+
+typedef struct etl_logfile {
+    bool present;              /* false when the first buffer held no logfile header */
+    uint8_t header_type;       /* SYSTEM32 or SYSTEM64: which TRACE_LOGFILE_HEADER form */
+    uint32_t buffer_size;      /* session buffer size (bytes) */
+    uint8_t os_major, os_minor, os_sub, os_subminor;
+    uint32_t os_build;         /* ProviderVersion */
+    uint32_t processors;
+    int64_t end_time;          /* FILETIME UTC */
+    uint32_t timer_resolution; /* 100 ns units */
+    uint32_t max_file_size_mb;
+    uint32_t log_file_mode;
+    uint32_t buffers_written;
+    uint32_t start_buffers;
+    uint32_t pointer_size;
+    uint32_t events_lost;
+    uint32_t cpu_speed_mhz;
+    int32_t tz_bias_minutes;
+    char tz_standard_name[96]; /* UTF-8 */
+    char tz_daylight_name[96]; /* UTF-8 */
+    int64_t boot_time;         /* FILETIME UTC */
+    int64_t perf_freq;
+    int64_t start_time;        /* FILETIME UTC */
+    uint32_t clock_type;       /* ReservedFlags: ETL_CLOCK_* */
+    uint32_t buffers_lost;
+    char logger_name[256];     /* UTF-8 */
+    char log_file_name[520];   /* UTF-8 */
+    int64_t anchor_raw;        /* raw timestamp of the logfile header record */
+} etl_logfile;
+
+/* Parse a TRACE_LOGFILE_HEADER payload (after the trace header) in the given form. */
+etl_status etl_logfile_parse(const uint8_t *payload, size_t size, bool is64, etl_logfile *out,
+                             etl_error *err);
+
+/* Name of a clock type: "QPC", "SystemTime", "CPUCycle", "Raw". */
+const char *etl_clock_name(uint32_t clock_type);
+
+/* ---- records ---------------------------------------------------------------------------- */
+
+/* One extended data item, data inline in the record. */
+typedef struct etl_ext_item {
+    uint16_t type;
+    uint16_t data_size;
+    uint32_t offset;     /* offset of the item header within the record */
+    const uint8_t *data; /* data_size bytes */
+} etl_ext_item;
+
+#define ETL_NO_ID UINT32_MAX /* pid/tid not carried by this header kind */
+
+/* One record as framed from its buffer: a view, valid until the next call on the reader. */
+typedef struct etl_record {
+    /* where it is */
+    uint64_t position;      /* opaque; etl_reader_read_at(position) reads it again */
+    uint64_t buffer_offset; /* file offset of the buffer header */
+    uint32_t record_offset; /* offset of the record in the buffer (0x48 = first), decompressed */
+    uint16_t buffer_flags;
+    uint8_t buffer_type;
+    uint16_t cpu;           /* processor that filled the buffer */
+    uint16_t logger_id;
+
+    /* the bytes */
+    const uint8_t *bytes;   /* the record's real bytes: trace header + payload (no pad) */
+    uint32_t size;
+    uint32_t header_size;   /* bytes of the trace header, extended items excluded */
+    uint32_t payload_offset;/* user data starts here (after extended items / inserted items) */
+    uint32_t payload_size;
+
+    /* the header, normalised */
+    uint8_t header_type;    /* ETL_HT_*; ETL_HT_UNKNOWN when not recognised */
+    uint8_t raw_header_type;/* the header-type byte as stored */
+    uint8_t pointer_size;   /* 4 or 8: from the header kind, else the session's */
+    bool is_logfile_header; /* SYSTEM header, hook 0x0000, first record of the first buffer */
+    int64_t timestamp_raw;  /* session clock */
+    bool has_timestamp;
+    int64_t timestamp;      /* FILETIME (100 ns since 1601-01-01 UTC), when has_timestamp */
+    uint32_t pid, tid;      /* ETL_NO_ID when absent */
+    etl_guid provider;      /* provider id, or MOF class / kernel group GUID, or WPP message GUID */
+    bool has_provider;
+    uint16_t event_id;
+    uint8_t version, channel, level, opcode;
+    uint16_t task;
+    uint64_t keyword;
+    uint16_t flags;         /* as a Windows consumer sees them: stored + synthesized bits */
+    uint16_t flags_stored;  /* EVENT_HEADER flags as stored (0 for other kinds) */
+    uint16_t event_property;
+    uint32_t kernel_time, user_time; /* when has_cpu_times */
+    uint64_t processor_time;         /* EVENT_HEADER with NO_CPUTIME */
+    bool has_cpu_times;
+    etl_guid activity_id;
+    bool has_activity_id;
+
+    /* kind-specific */
+    uint16_t hook_id;       /* system family: (group << 8) | type */
+    uint8_t group;          /* system family: kernel group */
+    bool has_pebs;
+    uint64_t pebs_index;
+    uint8_t pmc_count;
+    const uint8_t *pmc;     /* pmc_count little-endian u64 values */
+    uint32_t instance_id, parent_instance_id; /* INSTANCE */
+    etl_guid parent_guid;
+    uint16_t message_number, message_flags; /* MESSAGE (WPP) */
+    uint32_t sequence;
+    uint32_t component_id;
+    bool has_sequence, has_component_id;
+
+    /* extended data items (EVENT_HEADER) */
+    uint16_t ext_count;
+    etl_ext_item ext[ETL_MAX_EXT_ITEMS];
+
+    /* a problem framing this record that did not stop it (bad extended item chain, ...):
+     * code ETL_OK when none; offset is within the record */
+    etl_status problem;
+    uint32_t problem_offset;
+    const char *problem_text;
+} etl_record;
+
+/* Frame one record from its bytes: the framer alone, used by the reader and by tests.
+ * `data`/`avail` are the bytes from the record's start to the end of the buffer's valid data.
+ * On success fills `rec` (position and buffer fields untouched, timestamp not converted) and
+ * `*stride` with the aligned distance to the next record.  ETL_END means an end-of-data
+ * marker; errors describe why this record cannot be framed (offset relative to `data`). */
+etl_status etl_frame_record(const uint8_t *data, size_t avail, uint8_t session_pointer_size,
+                            etl_record *rec, uint32_t *stride, etl_error *err);
+
+/* The classic class GUID of a kernel group (HookId high byte); false for unknown groups. */
+bool etl_kernel_group_guid(unsigned group, etl_guid *out);
+
+/* Extended-item helpers: each returns false when the item is too short for its type. */
+bool etl_ext_guid(const etl_ext_item *it, etl_guid *out);   /* RELATED_ACTIVITYID, CONTROL_GUID, CONTAINER_ID */
+bool etl_ext_u32(const etl_ext_item *it, uint32_t *out);    /* TS_ID */
+bool etl_ext_u64(const etl_ext_item *it, uint64_t *out);    /* PEBS_INDEX, PSM_KEY, EVENT_KEY, PROCESS_START_KEY, QPC_DELTA */
+/* STACK_TRACE32/64: match id and address count; addresses read with etl_ext_stack_address. */
+bool etl_ext_stack(const etl_ext_item *it, uint64_t *match_id, uint32_t *count);
+uint64_t etl_ext_stack_address(const etl_ext_item *it, uint32_t index);
+
+/* ---- the reader ------------------------------------------------------------------------- */
+
+/* Where the bytes come from.  read_at returns 0 and sets *got (short only at end of file), or
+ * a negative value on an I/O error.  The library never reads past `size`. */
+typedef struct etl_io {
+    int (*read_at)(void *ctx, uint64_t offset, void *buf, size_t len, size_t *got);
+} etl_io;
+
+typedef enum etl_order {
+    ETL_ORDER_TIME = 0, /* timestamp order across buffers (bounded window), the default */
+    ETL_ORDER_FILE = 1  /* records as stored: buffer by buffer */
+} etl_order;
+
+typedef struct etl_options {
+    etl_order order;
+    uint32_t window_buffers; /* 0 = ETL_DEFAULT_WINDOW_BUFFERS */
+    uint64_t window_bytes;   /* 0 = ETL_DEFAULT_WINDOW_BYTES */
+} etl_options;
+
+typedef struct etl_stats {
+    uint64_t buffers;            /* buffers read (including damaged ones) */
+    uint64_t buffers_compressed;
+    uint64_t buffers_skipped;    /* damaged buffers skipped whole */
+    uint64_t bytes_skipped;      /* bytes not decoded because of damage */
+    uint64_t records;            /* records delivered */
+    uint64_t records_damaged;    /* records delivered with a framing problem */
+    uint64_t problems;           /* damage reports made */
+    uint64_t order_fallbacks;    /* records delivered earlier than one already delivered,
+                                    because the merge window was too small */
+    uint64_t events_lost_flags;  /* buffers flagged EVENTS_LOST or BUFFER_LOST */
+} etl_stats;
+
+typedef struct etl_reader etl_reader;
+
+/* Open from an I/O callback.  `size` is the input's byte size.  ETL_ERR_NOT_ETL when the
+ * input is empty or its first buffer is not a trace buffer. */
+etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const etl_options *opt,
+                              etl_reader **out, etl_error *err);
+/* Open a file by path (uses pread; files over 4 GiB work). */
+etl_status etl_reader_open_file(const char *path, const etl_options *opt, etl_reader **out,
+                                etl_error *err);
+void etl_reader_close(etl_reader *r);
+
+/* Quick content check for "is this an .etl file?" on the first bytes of a file (at least
+ * ETL_BUFFER_HEADER_SIZE + 0x20 bytes give a confident answer). */
+bool etl_looks_like_etl(const uint8_t *data, size_t len);
+
+const etl_logfile *etl_reader_logfile(const etl_reader *r);
+const etl_stats *etl_reader_stats(const etl_reader *r);
+
+/* Next record.  ETL_OK with *rec filled, ETL_END at the end, or an error when reading cannot go
+ * on at all (I/O failure).  Damage is not an error here: see etl_reader_next_problem. */
+etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err);
+
+/* Pop the oldest queued damage report; false when none is queued. */
+bool etl_reader_next_problem(etl_reader *r, etl_error *out);
+
+/* Read the record at `position` again (from a previous etl_reader_next).  Uses its own cache
+ * and does not disturb the sequential position.  The bytes and header are identical. */
+etl_status etl_reader_read_at(etl_reader *r, uint64_t position, etl_record *rec, etl_error *err);
+
+/* Replace the I/O used by etl_reader_read_at (Wireshark reads frames again through a second
+ * file handle). */
+void etl_reader_set_random_io(etl_reader *r, const etl_io *io, void *ctx);
+
+/* Convert a raw session timestamp to FILETIME with the trace's clock; false if it cannot. */
+bool etl_reader_convert_time(const etl_reader *r, int64_t raw, int64_t *filetime);
+
+/* ---- LZXpress plain LZ77 (MS-XCA 2.4) --------------------------------------------------- */
+
+/* Decompress `in` into `out` (capacity `out_cap`).  Sets *out_len to the bytes produced.
+ * ETL_ERR_DECOMPRESS on a malformed stream (the bytes produced so far are kept in out and
+ * *out_len), ETL_ERR_LIMIT when the output would exceed out_cap. */
+etl_status etl_lzxpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap,
+                                   size_t *out_len, etl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_H */

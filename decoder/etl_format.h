@@ -1,0 +1,41 @@
+/* etl_format.h - the one place that turns typed values into text (GUIDs, SIDs, times, hex).
+ * Both etldump and the Wireshark plugin use these, so a value never renders two ways. */
+#ifndef ETL_FORMAT_H
+#define ETL_FORMAT_H
+
+#include "etl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ETL_GUID_STR_SIZE 37 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" + NUL */
+#define ETL_TIME_STR_SIZE 32 /* "2020-01-02T03:04:05.1234567Z" + NUL */
+#define ETL_SID_STR_SIZE 200 /* S-1- + authority + 15 sub-authorities */
+
+/* Lower-case GUID without braces. */
+void etl_format_guid(const etl_guid *g, char out[ETL_GUID_STR_SIZE]);
+/* Read a GUID in Windows layout from 16 bytes. */
+void etl_read_guid(const uint8_t *p, etl_guid *out);
+/* Parse "xxxxxxxx-xxxx-..." with or without braces, any case. */
+bool etl_parse_guid(const char *s, etl_guid *out);
+bool etl_guid_equal(const etl_guid *a, const etl_guid *b);
+
+/* FILETIME (100 ns since 1601 UTC) as ISO 8601 UTC with 7 fraction digits and a 'Z'.
+ * Returns false (and writes "invalid") for values outside years 1601..9999. */
+bool etl_format_filetime(int64_t filetime, char out[ETL_TIME_STR_SIZE]);
+/* FILETIME to seconds and nanoseconds since the Unix epoch (may be negative). */
+void etl_filetime_to_unix(int64_t filetime, int64_t *secs, int32_t *nsecs);
+
+/* A SID (revision, count, 6-byte authority, count u32 sub-authorities) as S-1-...
+ * Returns the bytes it occupies, or 0 when `len` is too short or the SID is malformed. */
+size_t etl_format_sid(const uint8_t *p, size_t len, char out[ETL_SID_STR_SIZE]);
+
+/* Lower-case hex of `len` bytes into `out` (capacity at least 2*len+1). */
+void etl_format_hex(const uint8_t *p, size_t len, char *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_FORMAT_H */

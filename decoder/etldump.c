@@ -1,0 +1,577 @@
+/* etldump - print every record of an .etl file as JSON Lines, or a summary of the file.
+ *
+ *   etldump [--order=time|file] [--window=N] [--no-payload] FILE
+ *   etldump --summary FILE
+ *   etldump --verify-positions FILE   (re-read every record by its position and compare)
+ *
+ * Exit status: 0 when everything was read; 1 when the file was read with damage (all that is
+ * readable is still printed, each problem on stderr with its file offset); 2 when the input is
+ * unusable (missing, empty, not an .etl file), with one line saying why.
+ *
+ * A thin user of the decoder's public API: the Wireshark plugin reads through the same calls. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl.h"
+#include "etl_format.h"
+#include "json.h"
+
+/* ---- per-record JSON -------------------------------------------------------------------- */
+
+static void key_guid(json_out *j, const char *key, const etl_guid *g)
+{
+    char s[ETL_GUID_STR_SIZE];
+    etl_format_guid(g, s);
+    json_key(j, key);
+    json_string(j, s);
+}
+
+static void write_ext(json_out *j, const etl_ext_item *it)
+{
+    const char *name = etl_ext_type_name(it->type);
+    json_begin_object(j);
+    json_key(j, "type");
+    if (name)
+        json_string(j, name);
+    else
+        json_u64(j, it->type);
+    json_key(j, "size");
+    json_u64(j, it->data_size);
+    etl_guid g;
+    uint32_t u32;
+    uint64_t u64, match;
+    uint32_t count;
+    char sid[ETL_SID_STR_SIZE];
+    switch (it->type) {
+    case ETL_EXT_RELATED_ACTIVITYID:
+    case ETL_EXT_CONTROL_GUID:
+    case ETL_EXT_CONTAINER_ID:
+        if (etl_ext_guid(it, &g)) {
+            key_guid(j, "guid", &g);
+            goto done;
+        }
+        break;
+    case ETL_EXT_SID:
+        if (etl_format_sid(it->data, it->data_size, sid)) {
+            json_key(j, "sid");
+            json_string(j, sid);
+            goto done;
+        }
+        break;
+    case ETL_EXT_TS_ID:
+        if (etl_ext_u32(it, &u32)) {
+            json_key(j, "session_id");
+            json_u64(j, u32);
+            goto done;
+        }
+        break;
+    case ETL_EXT_INSTANCE_INFO:
+        if (it->data_size >= 24) {
+            json_key(j, "instance_id");
+            json_u64(j, (uint32_t)(it->data[0] | it->data[1] << 8 | it->data[2] << 16 | (uint32_t)it->data[3] << 24));
+            json_key(j, "parent_instance_id");
+            json_u64(j, (uint32_t)(it->data[4] | it->data[5] << 8 | it->data[6] << 16 | (uint32_t)it->data[7] << 24));
+            etl_read_guid(it->data + 8, &g);
+            key_guid(j, "parent_guid", &g);
+            goto done;
+        }
+        break;
+    case ETL_EXT_STACK_TRACE32:
+    case ETL_EXT_STACK_TRACE64:
+        if (etl_ext_stack(it, &match, &count)) {
+            json_key(j, "match_id");
+            json_u64(j, match);
+            json_key(j, "addresses");
+            json_begin_array(j);
+            for (uint32_t i = 0; i < count; i++)
+                json_hex_u64(j, etl_ext_stack_address(it, i));
+            json_end_array(j);
+            goto done;
+        }
+        break;
+    case ETL_EXT_PEBS_INDEX:
+    case ETL_EXT_PSM_KEY:
+    case ETL_EXT_EVENT_KEY:
+    case ETL_EXT_PROCESS_START_KEY:
+    case ETL_EXT_QPC_DELTA:
+        if (etl_ext_u64(it, &u64)) {
+            json_key(j, "value");
+            json_u64(j, u64);
+            goto done;
+        }
+        break;
+    case ETL_EXT_PMC_COUNTERS:
+        json_key(j, "counters");
+        json_begin_array(j);
+        for (uint32_t i = 0; i + 8 <= it->data_size; i += 8) {
+            etl_ext_item one = *it;
+            one.data = it->data + i;
+            one.data_size = 8;
+            etl_ext_u64(&one, &u64);
+            json_u64(j, u64);
+        }
+        json_end_array(j);
+        goto done;
+    default:
+        break;
+    }
+    /* Types without a decoding here (TraceLogging schema, provider traits, stack keys, ...)
+     * and items too short for their type: the data as hex. */
+    json_key(j, "data_hex");
+    json_hex_bytes(j, it->data, it->data_size);
+done:
+    json_end_object(j);
+}
+
+static void write_record(json_out *j, const etl_record *r, bool payload)
+{
+    char ts[ETL_TIME_STR_SIZE];
+    json_begin_object(j);
+    json_key(j, "position");
+    json_u64(j, r->position);
+    json_key(j, "header_type");
+    json_string(j, etl_header_type_name(r->header_type));
+    if (r->header_type == ETL_HT_UNKNOWN) {
+        json_key(j, "raw_header_type");
+        json_u64(j, r->raw_header_type);
+    }
+    json_key(j, "timestamp");
+    if (r->has_timestamp && etl_format_filetime(r->timestamp, ts))
+        json_string(j, ts);
+    else
+        json_null(j);
+    json_key(j, "timestamp_raw");
+    json_i64(j, r->timestamp_raw);
+    json_key(j, "provider");
+    if (r->has_provider) {
+        char g[ETL_GUID_STR_SIZE];
+        etl_format_guid(&r->provider, g);
+        json_string(j, g);
+    } else {
+        json_null(j);
+    }
+    json_key(j, "event_id");
+    json_u64(j, r->event_id);
+    json_key(j, "version");
+    json_u64(j, r->version);
+    json_key(j, "channel");
+    json_u64(j, r->channel);
+    json_key(j, "level");
+    json_u64(j, r->level);
+    json_key(j, "opcode");
+    json_u64(j, r->opcode);
+    json_key(j, "task");
+    json_u64(j, r->task);
+    json_key(j, "keyword");
+    json_hex_u64(j, r->keyword);
+    json_key(j, "pid");
+    if (r->pid != ETL_NO_ID)
+        json_u64(j, r->pid);
+    else
+        json_null(j);
+    json_key(j, "tid");
+    if (r->tid != ETL_NO_ID)
+        json_u64(j, r->tid);
+    else
+        json_null(j);
+    json_key(j, "cpu");
+    json_u64(j, r->cpu);
+    json_key(j, "flags");
+    json_u64(j, r->flags);
+    json_key(j, "size");
+    json_u64(j, r->size);
+    if (r->has_activity_id) {
+        static const etl_guid zero;
+        if (!etl_guid_equal(&r->activity_id, &zero))
+            key_guid(j, "activity_id", &r->activity_id);
+    }
+    if (r->has_cpu_times) {
+        json_key(j, "kernel_time");
+        json_u64(j, r->kernel_time);
+        json_key(j, "user_time");
+        json_u64(j, r->user_time);
+    }
+    switch (r->header_type) {
+    case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+    case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+        json_key(j, "group");
+        json_u64(j, r->group);
+        if (r->has_pebs) {
+            json_key(j, "pebs_index");
+            json_u64(j, r->pebs_index);
+        }
+        if (r->pmc_count) {
+            json_key(j, "pmc");
+            json_begin_array(j);
+            for (unsigned i = 0; i < r->pmc_count; i++) {
+                uint64_t v = 0;
+                for (int k = 7; k >= 0; k--)
+                    v = v << 8 | r->pmc[8 * i + (unsigned)k];
+                json_u64(j, v);
+            }
+            json_end_array(j);
+        }
+        break;
+    case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
+        json_key(j, "instance_id");
+        json_u64(j, r->instance_id);
+        json_key(j, "parent_instance_id");
+        json_u64(j, r->parent_instance_id);
+        key_guid(j, "parent_guid", &r->parent_guid);
+        break;
+    case ETL_HT_MESSAGE:
+        json_key(j, "message_flags");
+        json_u64(j, r->message_flags);
+        if (r->has_sequence) {
+            json_key(j, "sequence");
+            json_u64(j, r->sequence);
+        }
+        if (r->has_component_id) {
+            json_key(j, "component_id");
+            json_u64(j, r->component_id);
+        }
+        break;
+    default:
+        break;
+    }
+    json_key(j, "ext");
+    json_begin_array(j);
+    for (unsigned i = 0; i < r->ext_count; i++)
+        write_ext(j, &r->ext[i]);
+    json_end_array(j);
+    if (r->problem != ETL_OK) {
+        json_key(j, "problem");
+        json_string(j, r->problem_text);
+    }
+    if (payload) {
+        json_key(j, "payload_hex");
+        json_hex_bytes(j, r->bytes + r->payload_offset, r->payload_size);
+    }
+    json_end_object(j);
+    json_newline(j);
+}
+
+/* ---- summary ---------------------------------------------------------------------------- */
+
+/* Small open-addressing count table keyed by strings (header kinds, ext types, GUIDs). */
+typedef struct counter {
+    char key[40];
+    uint64_t n;
+} counter;
+
+typedef struct counts {
+    counter *v;
+    size_t len, cap;
+} counts;
+
+static void count(counts *c, const char *key)
+{
+    for (size_t i = 0; i < c->len; i++)
+        if (strcmp(c->v[i].key, key) == 0) {
+            c->v[i].n++;
+            return;
+        }
+    if (c->len == c->cap) {
+        size_t n = c->cap ? c->cap * 2 : 16;
+        counter *v = realloc(c->v, n * sizeof *v);
+        if (!v)
+            return;
+        c->v = v;
+        c->cap = n;
+    }
+    snprintf(c->v[c->len].key, sizeof c->v[c->len].key, "%s", key);
+    c->v[c->len++].n = 1;
+}
+
+static void write_counts(json_out *j, const char *key, const counts *c)
+{
+    json_key(j, key);
+    json_begin_object(j);
+    for (size_t i = 0; i < c->len; i++) {
+        json_key(j, c->v[i].key);
+        json_u64(j, c->v[i].n);
+    }
+    json_end_object(j);
+}
+
+static void write_time(json_out *j, const char *key, int64_t ft)
+{
+    char s[ETL_TIME_STR_SIZE];
+    json_key(j, key);
+    if (ft > 0 && etl_format_filetime(ft, s))
+        json_string(j, s);
+    else
+        json_null(j);
+}
+
+static void write_logfile(json_out *j, const etl_logfile *lf)
+{
+    char v[32];
+    json_key(j, "logfile");
+    if (!lf->present) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_key(j, "logger_name");
+    json_string(j, lf->logger_name);
+    json_key(j, "log_file_name");
+    json_string(j, lf->log_file_name);
+    json_key(j, "header_form");
+    json_string(j, lf->header_type == ETL_HT_SYSTEM64 ? "64-bit" : "32-bit");
+    json_key(j, "pointer_size");
+    json_u64(j, lf->pointer_size);
+    snprintf(v, sizeof v, "%u.%u.%u.%u", lf->os_major, lf->os_minor, lf->os_sub, lf->os_subminor);
+    json_key(j, "os_version");
+    json_string(j, v);
+    json_key(j, "os_build");
+    json_u64(j, lf->os_build);
+    json_key(j, "processors");
+    json_u64(j, lf->processors);
+    json_key(j, "clock_type");
+    json_string(j, etl_clock_name(lf->clock_type));
+    json_key(j, "perf_freq");
+    json_i64(j, lf->perf_freq);
+    json_key(j, "cpu_speed_mhz");
+    json_u64(j, lf->cpu_speed_mhz);
+    json_key(j, "timer_resolution");
+    json_u64(j, lf->timer_resolution);
+    json_key(j, "buffer_size");
+    json_u64(j, lf->buffer_size);
+    json_key(j, "log_file_mode");
+    json_hex_u64(j, lf->log_file_mode);
+    json_key(j, "max_file_size_mb");
+    json_u64(j, lf->max_file_size_mb);
+    json_key(j, "buffers_written");
+    json_u64(j, lf->buffers_written);
+    json_key(j, "events_lost");
+    json_u64(j, lf->events_lost);
+    json_key(j, "buffers_lost");
+    json_u64(j, lf->buffers_lost);
+    write_time(j, "start_time", lf->start_time);
+    write_time(j, "end_time", lf->end_time);
+    write_time(j, "boot_time", lf->boot_time);
+    json_key(j, "start_time_filetime");
+    json_i64(j, lf->start_time);
+    json_key(j, "time_zone_bias_minutes");
+    json_i64(j, lf->tz_bias_minutes);
+    json_key(j, "time_zone");
+    json_string(j, lf->tz_standard_name);
+    json_end_object(j);
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
+          "               [--verify-positions] FILE\n"
+          "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
+          "with --summary one JSON object describing the file.\n"
+          "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n",
+          f);
+}
+
+static bool same_record(const etl_record *a, const etl_record *b)
+{
+    return a->size == b->size && memcmp(a->bytes, b->bytes, a->size) == 0 && a->header_type == b->header_type &&
+           a->timestamp == b->timestamp && a->has_timestamp == b->has_timestamp && a->cpu == b->cpu &&
+           a->pid == b->pid && a->tid == b->tid && a->ext_count == b->ext_count &&
+           a->payload_offset == b->payload_offset && a->is_logfile_header == b->is_logfile_header;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY };
+    static const struct option opts[] = {
+        {"summary", no_argument, NULL, 's'},
+        {"order", required_argument, NULL, OPT_ORDER},
+        {"window", required_argument, NULL, OPT_WINDOW},
+        {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
+        {"verify-positions", no_argument, NULL, OPT_VERIFY},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool summary = false, payload = true, verify = false;
+    etl_options eo = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': summary = true; break;
+        case OPT_ORDER:
+            if (strcmp(optarg, "time") == 0)
+                eo.order = ETL_ORDER_TIME;
+            else if (strcmp(optarg, "file") == 0)
+                eo.order = ETL_ORDER_FILE;
+            else {
+                fprintf(stderr, "etldump: --order takes 'time' or 'file', not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case OPT_WINDOW: {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || v == 0 || v > 100000) {
+                fprintf(stderr, "etldump: --window takes a number of buffers from 1 to 100000\n");
+                return 2;
+            }
+            eo.window_buffers = (uint32_t)v;
+            break;
+        }
+        case OPT_NO_PAYLOAD: payload = false; break;
+        case OPT_VERIFY: verify = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    const char *path = argv[optind];
+    etl_reader *r;
+    etl_error err;
+    if (etl_reader_open_file(path, &eo, &r, &err) != ETL_OK) {
+        fprintf(stderr, "etldump: %s: %s\n", path, err.message);
+        return 2;
+    }
+    static char outbuf[1 << 20];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    json_out j = {.f = stdout};
+
+    counts kinds = {0}, exts = {0}, provs = {0};
+    etl_record rec, again;
+    etl_status st;
+    int64_t first_ts = 0, last_ts = 0;
+    bool any_ts = false;
+    uint64_t verify_failures = 0;
+    /* Damage reports are printed as they are found and kept (bounded) for the summary. */
+    etl_error *reasons = NULL;
+    size_t nreasons = 0;
+    enum { MAX_SUMMARY_REASONS = 1000 };
+
+    for (;;) {
+        st = etl_reader_next(r, &rec, &err);
+        etl_error p;
+        while (etl_reader_next_problem(r, &p)) {
+            fprintf(stderr, "etldump: %s: offset 0x%llx: %s\n", path, (unsigned long long)p.offset, p.message);
+            if (nreasons < MAX_SUMMARY_REASONS) {
+                etl_error *n = realloc(reasons, (nreasons + 1) * sizeof *n);
+                if (n) {
+                    reasons = n;
+                    reasons[nreasons++] = p;
+                }
+            }
+        }
+        if (st != ETL_OK)
+            break;
+        if (rec.problem != ETL_OK)
+            fprintf(stderr, "etldump: %s: record at position %llu (buffer 0x%llx + 0x%x), byte %u: %s\n", path,
+                    (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset,
+                    rec.problem_offset, rec.problem_text);
+        if (verify) {
+            etl_error verr;
+            /* copy the bytes aside: read_at may not disturb the sequential view, but check it */
+            if (etl_reader_read_at(r, rec.position, &again, &verr) != ETL_OK || !same_record(&rec, &again)) {
+                verify_failures++;
+                fprintf(stderr, "etldump: %s: position %llu does not read back the same record\n", path,
+                        (unsigned long long)rec.position);
+            }
+        }
+        if (summary) {
+            count(&kinds, etl_header_type_name(rec.header_type));
+            for (unsigned i = 0; i < rec.ext_count; i++) {
+                const char *n = etl_ext_type_name(rec.ext[i].type);
+                char num[16];
+                if (!n) {
+                    snprintf(num, sizeof num, "%u", rec.ext[i].type);
+                    n = num;
+                }
+                count(&exts, n);
+            }
+            if (rec.has_provider) {
+                char g[ETL_GUID_STR_SIZE];
+                etl_format_guid(&rec.provider, g);
+                count(&provs, g);
+            }
+            if (rec.has_timestamp) {
+                if (!any_ts || rec.timestamp < first_ts)
+                    first_ts = rec.timestamp;
+                if (!any_ts || rec.timestamp > last_ts)
+                    last_ts = rec.timestamp;
+                any_ts = true;
+            }
+        } else if (!verify) {
+            write_record(&j, &rec, payload);
+        }
+    }
+    int rc = 0;
+    if (st != ETL_END) {
+        fprintf(stderr, "etldump: %s: offset 0x%llx: %s\n", path, (unsigned long long)err.offset, err.message);
+        rc = 1;
+    }
+    const etl_stats *s = etl_reader_stats(r);
+    if (s->problems || s->records_damaged)
+        rc = 1;
+    if (verify_failures)
+        rc = 1;
+    if (summary) {
+        json_begin_object(&j);
+        json_key(&j, "file");
+        json_string(&j, path);
+        write_logfile(&j, etl_reader_logfile(r));
+        json_key(&j, "records");
+        json_u64(&j, s->records);
+        write_counts(&j, "header_types", &kinds);
+        write_counts(&j, "ext_types", &exts);
+        write_counts(&j, "providers", &provs);
+        write_time(&j, "first_timestamp", any_ts ? first_ts : 0);
+        write_time(&j, "last_timestamp", any_ts ? last_ts : 0);
+        json_key(&j, "buffers");
+        json_u64(&j, s->buffers);
+        json_key(&j, "buffers_compressed");
+        json_u64(&j, s->buffers_compressed);
+        json_key(&j, "buffers_flagged_lost");
+        json_u64(&j, s->events_lost_flags);
+        json_key(&j, "records_damaged");
+        json_u64(&j, s->records_damaged);
+        json_key(&j, "order_fallbacks");
+        json_u64(&j, s->order_fallbacks);
+        json_key(&j, "skipped");
+        json_begin_object(&j);
+        json_key(&j, "buffers");
+        json_u64(&j, s->buffers_skipped);
+        json_key(&j, "bytes");
+        json_u64(&j, s->bytes_skipped);
+        json_key(&j, "problems");
+        json_u64(&j, s->problems);
+        json_key(&j, "reasons");
+        json_begin_array(&j);
+        for (size_t i = 0; i < nreasons; i++) {
+            json_begin_object(&j);
+            json_key(&j, "offset");
+            json_u64(&j, reasons[i].offset);
+            json_key(&j, "code");
+            json_string(&j, etl_status_name(reasons[i].code));
+            json_key(&j, "message");
+            json_string(&j, reasons[i].message);
+            json_end_object(&j);
+        }
+        json_end_array(&j);
+        json_end_object(&j);
+        json_end_object(&j);
+        json_newline(&j);
+    }
+    if (verify)
+        fprintf(stderr, "etldump: %s: %llu records re-read by position, %llu mismatches\n", path,
+                (unsigned long long)s->records, (unsigned long long)verify_failures);
+    fflush(stdout);
+    free(kinds.v);
+    free(exts.v);
+    free(provs.v);
+    free(reasons);
+    etl_reader_close(r);
+    return rc;
+}

@@ -1,0 +1,149 @@
+/* format.c - GUIDs, SIDs, times and hex as text: the formatter every output path shares. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bytes.h"
+#include "etl_format.h"
+
+void etl_read_guid(const uint8_t *p, etl_guid *g)
+{
+    g->data1 = etl_ld32(p);
+    g->data2 = etl_ld16(p + 4);
+    g->data3 = etl_ld16(p + 6);
+    memcpy(g->data4, p + 8, 8);
+}
+
+bool etl_guid_equal(const etl_guid *a, const etl_guid *b)
+{
+    return a->data1 == b->data1 && a->data2 == b->data2 && a->data3 == b->data3 &&
+           memcmp(a->data4, b->data4, 8) == 0;
+}
+
+void etl_format_guid(const etl_guid *g, char out[ETL_GUID_STR_SIZE])
+{
+    snprintf(out, ETL_GUID_STR_SIZE, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->data1,
+             g->data2, g->data3, g->data4[0], g->data4[1], g->data4[2], g->data4[3], g->data4[4],
+             g->data4[5], g->data4[6], g->data4[7]);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+bool etl_parse_guid(const char *s, etl_guid *g)
+{
+    uint8_t b[16];
+    size_t n = 0;
+    bool brace = *s == '{';
+    if (brace)
+        s++;
+    /* 8-4-4-4-12 hex digits */
+    static const int groups[] = {8, 4, 4, 4, 12};
+    for (int gi = 0; gi < 5; gi++) {
+        if (gi && *s++ != '-')
+            return false;
+        for (int k = 0; k < groups[gi]; k += 2) {
+            int hi = hexval((unsigned char)s[0]), lo = hi < 0 ? -1 : hexval((unsigned char)s[1]);
+            if (hi < 0 || lo < 0)
+                return false;
+            b[n++] = (uint8_t)(hi << 4 | lo);
+            s += 2;
+        }
+    }
+    if (brace && *s++ != '}')
+        return false;
+    if (*s)
+        return false;
+    g->data1 = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    g->data2 = (uint16_t)(b[4] << 8 | b[5]);
+    g->data3 = (uint16_t)(b[6] << 8 | b[7]);
+    memcpy(g->data4, b + 8, 8);
+    return true;
+}
+
+#define FILETIME_UNIX_EPOCH 116444736000000000LL /* 100 ns ticks from 1601 to 1970 */
+
+void etl_filetime_to_unix(int64_t ft, int64_t *secs, int32_t *nsecs)
+{
+    int64_t t = ft - FILETIME_UNIX_EPOCH; /* no overflow: |ft| < 2^63 - epoch for real values */
+    int64_t s = t / 10000000, r = t % 10000000;
+    if (r < 0) {
+        r += 10000000;
+        s -= 1;
+    }
+    *secs = s;
+    *nsecs = (int32_t)(r * 100);
+}
+
+bool etl_format_filetime(int64_t ft, char out[ETL_TIME_STR_SIZE])
+{
+    /* Year 9999 ends at FILETIME 2650467743999999999. */
+    if (ft < 0 || ft > 2650467743999999999LL) {
+        snprintf(out, ETL_TIME_STR_SIZE, "invalid");
+        return false;
+    }
+    int64_t secs;
+    int32_t ns;
+    etl_filetime_to_unix(ft, &secs, &ns);
+    time_t t = (time_t)secs;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm)) {
+        snprintf(out, ETL_TIME_STR_SIZE, "invalid");
+        return false;
+    }
+    /* Fixed-width digits by hand: the year is 1601..9999 here, so the text is always 28 bytes. */
+    static const char layout[] = "0000-00-00T00:00:00.0000000Z";
+    const int fields[][3] = {{tm.tm_year + 1900, 0, 4}, {tm.tm_mon + 1, 5, 2}, {tm.tm_mday, 8, 2}, {tm.tm_hour, 11, 2},
+                             {tm.tm_min, 14, 2},        {tm.tm_sec, 17, 2},    {ns / 100, 20, 7}};
+    memcpy(out, layout, sizeof layout);
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        int v = fields[f][0];
+        for (int k = fields[f][1] + fields[f][2] - 1; k >= fields[f][1]; k--) {
+            out[k] = (char)('0' + v % 10);
+            v /= 10;
+        }
+    }
+    return true;
+}
+
+size_t etl_format_sid(const uint8_t *p, size_t len, char out[ETL_SID_STR_SIZE])
+{
+    out[0] = '\0';
+    if (len < 8)
+        return 0;
+    unsigned rev = p[0], n = p[1];
+    if (n > 15)
+        return 0;
+    size_t need = 8u + 4u * n;
+    if (need > len)
+        return 0;
+    uint64_t auth = 0;
+    for (int i = 2; i < 8; i++)
+        auth = auth << 8 | p[i];
+    int o;
+    if (auth < (1ULL << 32))
+        o = snprintf(out, ETL_SID_STR_SIZE, "S-%u-%llu", rev, (unsigned long long)auth);
+    else
+        o = snprintf(out, ETL_SID_STR_SIZE, "S-%u-0x%012llX", rev, (unsigned long long)auth);
+    for (unsigned i = 0; i < n && o > 0 && o < ETL_SID_STR_SIZE; i++)
+        o += snprintf(out + o, (size_t)(ETL_SID_STR_SIZE - o), "-%u", etl_ld32(p + 8 + 4 * i));
+    return need;
+}
+
+void etl_format_hex(const uint8_t *p, size_t len, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = digits[p[i] >> 4];
+        out[2 * i + 1] = digits[p[i] & 15];
+    }
+    out[2 * len] = '\0';
+}

@@ -1,0 +1,757 @@
+/* reader.c - the trace reader: buffers in file order, merged into timestamp order through a
+ * bounded window, damage reports, and random access by position.
+ *
+ * Order.  Each buffer is filled by one CPU, so the file interleaves per-CPU streams.  The
+ * reader keeps a window of up to `window_buffers` loaded buffers (and at most `window_bytes`
+ * of them, but always at least one), sorts each buffer's records by timestamp when they are
+ * not already in order, and repeatedly delivers the earliest head record across the window
+ * (a binary heap; ties go to the buffer that comes first in the file).  When a buffer is used
+ * up the next one in file order is loaded.  A record can only come out of order when it sits
+ * more than `window_buffers` buffers later in the file than a record with a later timestamp;
+ * such records are still delivered (never dropped) and counted in etl_stats.order_fallbacks.
+ * ETL_ORDER_FILE delivers records exactly as stored.
+ *
+ * Positions.  A record's position is (buffer file offset << 21) | (record offset / 8): record
+ * offsets are 8-aligned and below 16 MiB (ETL_MAX_BUFFER_SIZE), so files up to 4 TiB fit in a
+ * non-negative 63-bit value, which is what Wireshark stores per frame. */
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buffer.h"
+#include "bytes.h"
+#include "error.h"
+#include "etl.h"
+#include "record.h"
+
+#define POSITION_OFFSET_BITS 21
+#define MAX_FILE_OFFSET (1ULL << (63 - POSITION_OFFSET_BITS))
+#define MAX_QUEUED_PROBLEMS 4096u
+#define RANDOM_CACHE_SLOTS 4
+#define RESYNC_CHUNK (256u * 1024u)
+
+struct etl_reader {
+    struct etl_io_ref io;  /* sequential reads */
+    struct etl_io_ref rio; /* etl_reader_read_at */
+    etl_options opt;
+    etl_logfile lf;
+    uint16_t first_logger_id;
+    bool compressed_file;
+
+    /* time conversion */
+    bool can_convert;
+    int64_t anchor, start, freq;
+
+    /* sequential state */
+    uint64_t next_off;
+    bool eof;
+    uint64_t load_seq;
+    etl_buffer **heap;      /* the window, a min-heap on head timestamp */
+    uint32_t nheap;
+    uint64_t window_bytes;
+    etl_buffer **pool;      /* spare buffers for reuse */
+    uint32_t npool;
+    etl_buffer *release;    /* delivered its last record; freed on the next call */
+    bool delivered_any;
+    int64_t last_ts;
+
+    /* damage reports */
+    etl_error *probs;
+    uint32_t prob_head, prob_count;
+    uint64_t probs_dropped;
+
+    /* random access */
+    etl_buffer rcache[RANDOM_CACHE_SLOTS];
+    bool rvalid[RANDOM_CACHE_SLOTS];
+    uint64_t ruse[RANDOM_CACHE_SLOTS], rclock;
+
+    etl_stats stats;
+
+    /* etl_reader_open_file */
+    int fd;
+    int *fd_cell;
+};
+
+/* ---- damage reports ------------------------------------------------------------------------ */
+
+static void report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
+{
+    etl_reader *r = ctx;
+    r->stats.problems++;
+    r->stats.bytes_skipped += bytes_lost;
+    if (r->prob_count >= MAX_QUEUED_PROBLEMS) {
+        r->probs_dropped++;
+        return;
+    }
+    etl_error *e = &r->probs[(r->prob_head + r->prob_count) % MAX_QUEUED_PROBLEMS];
+    va_list ap;
+    e->code = code;
+    e->offset = offset;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+    r->prob_count++;
+}
+
+static void report_nothing(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
+{
+    (void)ctx, (void)code, (void)offset, (void)bytes_lost, (void)fmt;
+}
+
+bool etl_reader_next_problem(etl_reader *r, etl_error *out)
+{
+    if (!r)
+        return false;
+    if (r->prob_count == 0) {
+        if (r->probs_dropped) {
+            out->code = ETL_ERR_LIMIT;
+            out->offset = 0;
+            snprintf(out->message, sizeof out->message,
+                     "%llu further problems were counted but not listed (queue limit %u)",
+                     (unsigned long long)r->probs_dropped, MAX_QUEUED_PROBLEMS);
+            r->probs_dropped = 0;
+            return true;
+        }
+        return false;
+    }
+    *out = r->probs[r->prob_head];
+    r->prob_head = (r->prob_head + 1) % MAX_QUEUED_PROBLEMS;
+    r->prob_count--;
+    return true;
+}
+
+/* ---- time ------------------------------------------------------------------------------- */
+
+/* FILETIME of a raw session timestamp: StartTime + (raw - anchor) scaled to 100 ns, the
+ * anchor being the logfile header's own timestamp (etw-formats.md section 4).  Integer-only:
+ * whole seconds and the remainder are scaled separately, so nothing drifts or overflows. */
+static bool convert_time(const etl_reader *r, int64_t raw, int64_t *ft)
+{
+    if (!r->can_convert) {
+        /* No usable clock: a raw value that is a plausible FILETIME (1990..2100) is one. */
+        if (raw >= 125911584000000000LL && raw <= 157766880000000000LL) {
+            *ft = raw;
+            return true;
+        }
+        return false;
+    }
+    int64_t delta;
+    if (__builtin_sub_overflow(raw, r->anchor, &delta))
+        return false;
+    int64_t q = delta / r->freq, rem = delta % r->freq;
+    if (rem < 0) {
+        rem += r->freq;
+        q -= 1;
+    }
+    if (q > 900000000000LL || q < -900000000000LL)
+        return false;
+    int64_t ticks = q * 10000000LL + (int64_t)((__int128)rem * 10000000LL / r->freq);
+    if (__builtin_add_overflow(r->start, ticks, ft))
+        return false;
+    return *ft >= 0;
+}
+
+bool etl_reader_convert_time(const etl_reader *r, int64_t raw, int64_t *filetime)
+{
+    return r && filetime && convert_time(r, raw, filetime);
+}
+
+static void setup_clock(etl_reader *r)
+{
+    const etl_logfile *lf = &r->lf;
+    r->can_convert = false;
+    if (!lf->present || lf->start_time <= 0)
+        return;
+    switch (lf->clock_type) {
+    case ETL_CLOCK_SYSTEM_TIME: r->freq = 10000000; break;
+    case ETL_CLOCK_CPU_CYCLES: r->freq = (int64_t)lf->cpu_speed_mhz * 1000000; break;
+    default: r->freq = lf->perf_freq; break; /* QPC, and "raw" read as QPC when a frequency is given */
+    }
+    if (r->freq <= 0)
+        return;
+    r->anchor = lf->anchor_raw;
+    r->start = lf->start_time;
+    r->can_convert = true;
+}
+
+/* ---- buffers ---------------------------------------------------------------------------- */
+
+static etl_buffer *buffer_get(etl_reader *r)
+{
+    if (r->npool)
+        return r->pool[--r->npool];
+    return calloc(1, sizeof(etl_buffer));
+}
+
+static void buffer_put(etl_reader *r, etl_buffer *b)
+{
+    if (!b)
+        return;
+    r->window_bytes -= b->data_len;
+    /* The pool never holds more than the window can use; extra buffers are freed. */
+    if (r->npool < r->opt.window_buffers + 1) {
+        r->pool[r->npool++] = b;
+    } else {
+        etl_buffer_free(b);
+        free(b);
+    }
+}
+
+static etl_status read_at(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got, etl_error *err)
+{
+    *got = 0;
+    if (off >= io->size)
+        return ETL_OK;
+    if (len > io->size - off)
+        len = (size_t)(io->size - off);
+    if (io->io->read_at(io->ctx, off, buf, len, got) < 0)
+        return etl_fail(err, ETL_ERR_IO, off, "read of %zu bytes at offset 0x%llx failed", len, (unsigned long long)off);
+    return ETL_OK;
+}
+
+/* A buffer header good enough to resume at after damage: the basic checks, plus the session's
+ * logger id and, for uncompressed buffers with records, a trace-header marker at 0x48. */
+static bool plausible_at(const etl_reader *r, const uint8_t *p, size_t avail, uint64_t off)
+{
+    etl_buffer_header h;
+    if (avail < ETL_BUFFER_HEADER_SIZE)
+        return false;
+    if (etl_buffer_header_check(p, r->io.size - off, &h, NULL) != ETL_OK)
+        return false;
+    if (h.logger_id != r->first_logger_id || h.state > 3)
+        return false;
+    if (off + h.buffer_size > r->io.size && !(h.flags & ETL_BF_COMPRESSED) && off + h.valid_end > r->io.size)
+        return false;
+    if (!(h.flags & ETL_BF_COMPRESSED) && h.valid_end >= ETL_BUFFER_HEADER_SIZE + 4) {
+        if (avail < ETL_BUFFER_HEADER_SIZE + 4)
+            return false;
+        uint32_t m = etl_ld32(p + ETL_BUFFER_HEADER_SIZE);
+        if ((m >> 24 & 0xC0) != 0xC0 && (m >> 24 & 0xF0) != 0x90)
+            return false;
+    }
+    return true;
+}
+
+/* After a buffer header at `bad` proved impossible, find the next plausible one: first where
+ * the session's fixed buffer size puts it (uncompressed files), then by scanning byte by byte
+ * (compressed buffers are unaligned), at most ETL_MAX_RESYNC_SCAN bytes.  Returns the offset,
+ * or the file size when none is found; *all_zero says whether the skipped bytes were all zero
+ * (a preallocated file's unused tail, not damage). */
+static etl_status resync(etl_reader *r, uint64_t bad, uint64_t *found, bool *all_zero, etl_error *err)
+{
+    uint8_t *chunk = malloc(RESYNC_CHUNK + ETL_BUFFER_HEADER_SIZE + 4);
+    size_t got;
+    etl_status st;
+    if (!chunk)
+        return etl_fail(err, ETL_ERR_NOMEM, bad, "no memory to resynchronise");
+    *all_zero = true;
+    *found = r->io.size;
+    uint32_t nominal = r->lf.present ? r->lf.buffer_size : 0;
+    if (!r->compressed_file && nominal >= ETL_BUFFER_HEADER_SIZE && nominal <= ETL_MAX_BUFFER_SIZE) {
+        for (uint64_t cand = (bad / nominal + 1) * nominal; cand + ETL_BUFFER_HEADER_SIZE <= r->io.size &&
+                                                         cand - bad <= ETL_MAX_RESYNC_SCAN;
+             cand += nominal) {
+            st = read_at(&r->io, cand, chunk, ETL_BUFFER_HEADER_SIZE + 4, &got, err);
+            if (st != ETL_OK)
+                goto out;
+            if (plausible_at(r, chunk, got, cand)) {
+                *found = cand;
+                /* whether the skipped bytes were zero does not matter: a real buffer follows */
+                *all_zero = false;
+                goto out;
+            }
+        }
+    }
+    for (uint64_t base = bad + 1; base < r->io.size && base - bad <= ETL_MAX_RESYNC_SCAN; base += RESYNC_CHUNK) {
+        st = read_at(&r->io, base, chunk, RESYNC_CHUNK + ETL_BUFFER_HEADER_SIZE + 4, &got, err);
+        if (st != ETL_OK)
+            goto out;
+        size_t lim = got < RESYNC_CHUNK ? got : RESYNC_CHUNK;
+        for (size_t i = 0; i < lim; i++) {
+            if (chunk[i])
+                *all_zero = false;
+            if (plausible_at(r, chunk + i, got - i, base + i)) {
+                *found = base + i;
+                st = ETL_OK;
+                goto out;
+            }
+        }
+    }
+    *found = r->io.size;
+    st = ETL_OK;
+out:
+    free(chunk);
+    return st;
+}
+
+/* Load the next buffer in file order that has records; NULL at the end of the file. */
+static etl_status load_next(etl_reader *r, bool want_order, etl_buffer **out, etl_error *err)
+{
+    *out = NULL;
+    while (!r->eof) {
+        uint64_t off = r->next_off;
+        uint8_t h[ETL_BUFFER_HEADER_SIZE];
+        size_t got;
+        if (off >= r->io.size) {
+            r->eof = true;
+            break;
+        }
+        if (off >= MAX_FILE_OFFSET) {
+            report(r, ETL_ERR_LIMIT, off, r->io.size - off, "file offset 0x%llx is past the 4 TiB the reader addresses; rest ignored",
+                   (unsigned long long)off);
+            r->eof = true;
+            break;
+        }
+        etl_status st = read_at(&r->io, off, h, sizeof h, &got, err);
+        if (st != ETL_OK)
+            return st;
+        bool zero = true;
+        for (size_t i = 0; i < got; i++)
+            zero = zero && h[i] == 0;
+        etl_buffer_header bh;
+        etl_error herr;
+        if (got < sizeof h) {
+            if (!zero)
+                report(r, ETL_ERR_TRUNCATED, off, got, "%zu bytes at the end of the file (offset 0x%llx) are too few for a buffer header; ignored",
+                       got, (unsigned long long)off);
+            r->eof = true;
+            break;
+        }
+        if (etl_buffer_header_check(h, r->io.size - off, &bh, &herr) != ETL_OK) {
+            uint64_t next = r->io.size;
+            bool all_zero = true;
+            st = resync(r, off, &next, &all_zero, err);
+            if (st != ETL_OK)
+                return st;
+            if (!(zero && all_zero)) {
+                r->stats.buffers_skipped++;
+                if (next < r->io.size)
+                    report(r, ETL_ERR_CORRUPT, off, next - off,
+                           "buffer header at 0x%llx: %s; skipped %llu bytes to the next valid buffer at 0x%llx",
+                           (unsigned long long)off, herr.message, (unsigned long long)(next - off), (unsigned long long)next);
+                else
+                    report(r, ETL_ERR_CORRUPT, off, next - off,
+                           "buffer header at 0x%llx: %s; no valid buffer follows, last %llu bytes skipped",
+                           (unsigned long long)off, herr.message, (unsigned long long)(next - off));
+            }
+            r->next_off = next;
+            continue;
+        }
+        etl_buffer *b = buffer_get(r);
+        if (!b)
+            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for a buffer");
+        st = etl_buffer_load(b, &r->io, off, &bh, want_order, report, r, err);
+        if (st != ETL_OK) {
+            etl_buffer_free(b);
+            free(b);
+            return st;
+        }
+        r->next_off = off + bh.buffer_size;
+        r->stats.buffers++;
+        if (bh.flags & ETL_BF_COMPRESSED)
+            r->stats.buffers_compressed++;
+        if (bh.flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST))
+            r->stats.events_lost_flags++;
+        b->load_seq = r->load_seq++;
+        r->window_bytes += b->data_len;
+        if (b->count == 0) {
+            buffer_put(r, b);
+            continue;
+        }
+        *out = b;
+        return ETL_OK;
+    }
+    return ETL_OK;
+}
+
+/* ---- the merge window ------------------------------------------------------------------- */
+
+static int64_t head_ts(const etl_buffer *b)
+{
+    uint32_t i = b->sorted || !b->order ? b->next : b->order[b->next];
+    return b->index[i].timestamp;
+}
+
+static bool heap_less(const etl_buffer *a, const etl_buffer *b)
+{
+    int64_t x = head_ts(a), y = head_ts(b);
+    return x != y ? x < y : a->load_seq < b->load_seq;
+}
+
+static void heap_down(etl_reader *r, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, m = i;
+        if (l < r->nheap && heap_less(r->heap[l], r->heap[m]))
+            m = l;
+        if (l + 1 < r->nheap && heap_less(r->heap[l + 1], r->heap[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        etl_buffer *t = r->heap[i];
+        r->heap[i] = r->heap[m];
+        r->heap[m] = t;
+        i = m;
+    }
+}
+
+static void heap_push(etl_reader *r, etl_buffer *b)
+{
+    uint32_t i = r->nheap++;
+    r->heap[i] = b;
+    while (i && heap_less(r->heap[i], r->heap[(i - 1) / 2])) {
+        etl_buffer *t = r->heap[i];
+        r->heap[i] = r->heap[(i - 1) / 2];
+        r->heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static etl_status fill_window(etl_reader *r, etl_error *err)
+{
+    bool timed = r->opt.order == ETL_ORDER_TIME;
+    while (!r->eof && (r->nheap == 0 || (r->nheap < r->opt.window_buffers && r->window_bytes < r->opt.window_bytes))) {
+        etl_buffer *b;
+        etl_status st = load_next(r, timed, &b, err);
+        if (st != ETL_OK)
+            return st;
+        if (b)
+            heap_push(r, b);
+    }
+    return ETL_OK;
+}
+
+/* ---- records ---------------------------------------------------------------------------- */
+
+static etl_status fill_record(etl_reader *r, const etl_buffer *b, uint32_t idx, etl_record *rec, etl_error *err)
+{
+    uint32_t off = b->index[idx].offset;
+    rec->position = (b->file_offset << POSITION_OFFSET_BITS) | (off >> 3);
+    rec->buffer_offset = b->file_offset;
+    rec->record_offset = off;
+    rec->buffer_flags = b->hdr.flags;
+    rec->buffer_type = (uint8_t)b->hdr.type;
+    rec->cpu = b->hdr.cpu;
+    rec->logger_id = b->hdr.logger_id;
+    uint32_t stride;
+    uint8_t ps = r->lf.present && r->lf.pointer_size == 4 ? 4 : 8;
+    etl_status st = etl_frame_record(b->data + off, b->data_len - off, ps, rec, &stride, err);
+    if (st != ETL_OK) /* the index only holds records that peeked fine, so this is a bug */
+        return st == ETL_END ? etl_fail(err, ETL_ERR_CORRUPT, b->file_offset, "record vanished") : st;
+    rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
+                             (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
+                             rec->hook_id == 0;
+    etl_record_peek pk;
+    etl_peek_record(b->data + off, b->data_len - off, &pk, NULL);
+    rec->has_timestamp = pk.has_timestamp && convert_time(r, rec->timestamp_raw, &rec->timestamp);
+    if (!rec->has_timestamp)
+        rec->timestamp = 0;
+    return ETL_OK;
+}
+
+etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
+{
+    if (!r || !rec)
+        return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
+    if (r->release) {
+        buffer_put(r, r->release);
+        r->release = NULL;
+    }
+    etl_status st = fill_window(r, err);
+    if (st != ETL_OK)
+        return st;
+    if (r->nheap == 0)
+        return ETL_END;
+    etl_buffer *b = r->heap[0];
+    uint32_t idx = b->sorted || !b->order ? b->next : b->order[b->next];
+    int64_t ts = b->index[idx].timestamp;
+    b->next++;
+    if (b->next == b->count) {
+        r->heap[0] = r->heap[--r->nheap];
+        heap_down(r, 0);
+        r->release = b; /* the record view points into it until the next call */
+    } else {
+        heap_down(r, 0);
+    }
+    st = fill_record(r, b, idx, rec, err);
+    if (st != ETL_OK)
+        return st;
+    if (r->opt.order == ETL_ORDER_TIME && r->delivered_any && ts < r->last_ts)
+        r->stats.order_fallbacks++;
+    if (!r->delivered_any || ts > r->last_ts)
+        r->last_ts = ts;
+    r->delivered_any = true;
+    r->stats.records++;
+    if (rec->problem != ETL_OK)
+        r->stats.records_damaged++;
+    return ETL_OK;
+}
+
+etl_status etl_reader_read_at(etl_reader *r, uint64_t position, etl_record *rec, etl_error *err)
+{
+    if (!r || !rec)
+        return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
+    uint64_t off = position >> POSITION_OFFSET_BITS;
+    uint32_t roff = (uint32_t)((position & ((1u << POSITION_OFFSET_BITS) - 1)) << 3);
+    int slot = -1;
+    for (int i = 0; i < RANDOM_CACHE_SLOTS; i++)
+        if (r->rvalid[i] && r->rcache[i].file_offset == off)
+            slot = i;
+    if (slot < 0) {
+        uint8_t h[ETL_BUFFER_HEADER_SIZE];
+        size_t got;
+        etl_buffer_header bh;
+        etl_error herr;
+        if (off >= r->rio.size || r->rio.size - off < ETL_BUFFER_HEADER_SIZE)
+            return etl_fail(err, ETL_ERR_NOT_FOUND, off, "position 0x%llx: no buffer at file offset 0x%llx",
+                            (unsigned long long)position, (unsigned long long)off);
+        etl_status st = read_at(&r->rio, off, h, sizeof h, &got, err);
+        if (st != ETL_OK)
+            return st;
+        if (got < sizeof h || etl_buffer_header_check(h, r->rio.size - off, &bh, &herr) != ETL_OK)
+            return etl_fail(err, ETL_ERR_NOT_FOUND, off, "position 0x%llx: no valid buffer at file offset 0x%llx",
+                            (unsigned long long)position, (unsigned long long)off);
+        slot = 0;
+        for (int i = 1; i < RANDOM_CACHE_SLOTS; i++)
+            if (!r->rvalid[i] || (r->rvalid[slot] && r->ruse[i] < r->ruse[slot]))
+                slot = i;
+        r->rvalid[slot] = false;
+        st = etl_buffer_load(&r->rcache[slot], &r->rio, off, &bh, false, report_nothing, NULL, err);
+        if (st != ETL_OK)
+            return st;
+        r->rvalid[slot] = true;
+    }
+    r->ruse[slot] = ++r->rclock;
+    int64_t idx = etl_buffer_find(&r->rcache[slot], roff);
+    if (idx < 0)
+        return etl_fail(err, ETL_ERR_NOT_FOUND, off, "position 0x%llx: no record at offset 0x%x of the buffer at 0x%llx",
+                        (unsigned long long)position, roff, (unsigned long long)off);
+    return fill_record(r, &r->rcache[slot], (uint32_t)idx, rec, err);
+}
+
+/* ---- open / close ----------------------------------------------------------------------- */
+
+bool etl_looks_like_etl(const uint8_t *d, size_t len)
+{
+    etl_buffer_header h;
+    if (len < ETL_BUFFER_HEADER_SIZE + 8)
+        return false;
+    if (etl_buffer_header_check(d, UINT64_MAX, &h, NULL) != ETL_OK || h.state > 3)
+        return false;
+    if (h.flags & ETL_BF_COMPRESSED)
+        return false; /* the first buffer holds the logfile header and is never compressed */
+    /* The first record is the logfile header: a SYSTEM32/64 header with HookId 0. */
+    uint32_t m = etl_ld32(d + ETL_BUFFER_HEADER_SIZE);
+    unsigned t = (m >> 16) & 0xFF;
+    if ((m >> 24) != 0xC0 || (t != ETL_HT_SYSTEM32 && t != ETL_HT_SYSTEM64))
+        return false;
+    return etl_ld16(d + ETL_BUFFER_HEADER_SIZE + 6) == 0;
+}
+
+static void reader_free(etl_reader *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->nheap; i++) {
+        etl_buffer_free(r->heap[i]);
+        free(r->heap[i]);
+    }
+    for (uint32_t i = 0; i < r->npool; i++) {
+        etl_buffer_free(r->pool[i]);
+        free(r->pool[i]);
+    }
+    if (r->release) {
+        etl_buffer_free(r->release);
+        free(r->release);
+    }
+    for (int i = 0; i < RANDOM_CACHE_SLOTS; i++)
+        etl_buffer_free(&r->rcache[i]);
+    free(r->heap);
+    free(r->pool);
+    free(r->probs);
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->fd_cell);
+    free(r);
+}
+
+void etl_reader_close(etl_reader *r)
+{
+    reader_free(r);
+}
+
+etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const etl_options *opt,
+                              etl_reader **out, etl_error *err)
+{
+    if (!io || !io->read_at || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
+    *out = NULL;
+    if (size == 0)
+        return etl_fail(err, ETL_ERR_NOT_ETL, 0, "empty file (0 bytes): no ETW trace buffers");
+    if (size < ETL_BUFFER_HEADER_SIZE)
+        return etl_fail(err, ETL_ERR_NOT_ETL, 0, "file of %llu bytes is too short for an ETW trace buffer header (72 bytes)",
+                        (unsigned long long)size);
+    etl_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
+    r->fd = -1;
+    r->io = (struct etl_io_ref){io, ctx, size};
+    r->rio = r->io;
+    if (opt)
+        r->opt = *opt;
+    if (r->opt.order == ETL_ORDER_FILE)
+        r->opt.window_buffers = 1;
+    if (r->opt.window_buffers == 0)
+        r->opt.window_buffers = ETL_DEFAULT_WINDOW_BUFFERS;
+    if (r->opt.window_bytes == 0)
+        r->opt.window_bytes = ETL_DEFAULT_WINDOW_BYTES;
+    r->heap = calloc(r->opt.window_buffers, sizeof *r->heap);
+    r->pool = calloc(r->opt.window_buffers + 1u, sizeof *r->pool);
+    r->probs = calloc(MAX_QUEUED_PROBLEMS, sizeof *r->probs);
+    if (!r->heap || !r->pool || !r->probs) {
+        reader_free(r);
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
+    }
+
+    /* The first buffer must be a trace buffer whose first record frames. */
+    uint8_t h[ETL_BUFFER_HEADER_SIZE];
+    size_t got;
+    etl_buffer_header bh;
+    etl_error herr;
+    etl_status st = read_at(&r->io, 0, h, sizeof h, &got, err);
+    if (st != ETL_OK) {
+        reader_free(r);
+        return st;
+    }
+    if (etl_buffer_header_check(h, size, &bh, &herr) != ETL_OK) {
+        reader_free(r);
+        return etl_fail(err, ETL_ERR_NOT_ETL, 0, "not an ETW trace file: the first buffer header is invalid (%s)", herr.message);
+    }
+    r->first_logger_id = bh.logger_id;
+    etl_buffer *first = buffer_get(r);
+    if (!first) {
+        reader_free(r);
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for a buffer");
+    }
+    st = etl_buffer_load(first, &r->io, 0, &bh, r->opt.order == ETL_ORDER_TIME, report, r, err);
+    if (st != ETL_OK) {
+        etl_buffer_free(first);
+        free(first);
+        reader_free(r);
+        return st;
+    }
+    if (first->count == 0) {
+        etl_buffer_free(first);
+        free(first);
+        /* Keep any report the load made: it says why (e.g. a bad first record). */
+        etl_error why = {0};
+        bool have = etl_reader_next_problem(r, &why);
+        reader_free(r);
+        return etl_fail(err, ETL_ERR_NOT_ETL, 0, "not an ETW trace file: the first buffer holds no trace record%s%s",
+                        have ? ": " : "", have ? why.message : "");
+    }
+    /* The logfile header: the first record of the first buffer (file order). */
+    etl_record rec;
+    memset(&rec, 0, offsetof(etl_record, ext));
+    uint32_t stride;
+    const uint8_t *d = first->data + first->index[0].offset;
+    if (etl_frame_record(d, first->data_len - first->index[0].offset, 8, &rec, &stride, NULL) == ETL_OK &&
+        (rec.header_type == ETL_HT_SYSTEM32 || rec.header_type == ETL_HT_SYSTEM64) && rec.hook_id == 0) {
+        etl_error lerr;
+        if (etl_logfile_parse(d + rec.payload_offset, rec.payload_size, rec.header_type == ETL_HT_SYSTEM64, &r->lf,
+                              &lerr) == ETL_OK)
+            r->lf.anchor_raw = rec.timestamp_raw;
+        else
+            report(r, lerr.code, ETL_BUFFER_HEADER_SIZE + rec.payload_offset, 0, "logfile header record: %s", lerr.message);
+    } else {
+        report(r, ETL_ERR_CORRUPT, ETL_BUFFER_HEADER_SIZE, 0,
+               "the first record is not a logfile header; times cannot be converted unless they are FILETIMEs");
+    }
+    r->compressed_file = r->lf.present && (r->lf.log_file_mode & 0x04000000u);
+    setup_clock(r);
+    r->next_off = bh.buffer_size;
+    r->stats.buffers = 1;
+    first->load_seq = r->load_seq++;
+    r->window_bytes += first->data_len;
+    heap_push(r, first);
+    *out = r;
+    return ETL_OK;
+}
+
+static int fd_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    int fd = *(int *)ctx;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            *got = done;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    *got = done;
+    return 0;
+}
+
+static const etl_io fd_io = {fd_read_at};
+
+etl_status etl_reader_open_file(const char *path, const etl_options *opt, etl_reader **out, etl_error *err)
+{
+    if (!path || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return etl_fail(err, errno == ENOENT ? ETL_ERR_NOT_ETL : ETL_ERR_IO, 0, "%s: %s", path, strerror(errno));
+    struct stat stt;
+    if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode)) {
+        close(fd);
+        return etl_fail(err, ETL_ERR_NOT_ETL, 0, "%s: not a regular file", path);
+    }
+    /* The fd lives in a heap cell so the I/O context stays valid; the reader owns both. */
+    int *cell = malloc(sizeof *cell);
+    if (!cell) {
+        close(fd);
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory");
+    }
+    *cell = fd;
+    etl_status st = etl_reader_open_io(&fd_io, cell, (uint64_t)stt.st_size, opt, out, err);
+    if (st != ETL_OK) {
+        close(fd);
+        free(cell);
+        return st;
+    }
+    (*out)->fd = fd;
+    (*out)->fd_cell = cell;
+    return ETL_OK;
+}
+
+const etl_logfile *etl_reader_logfile(const etl_reader *r)
+{
+    return &r->lf;
+}
+
+const etl_stats *etl_reader_stats(const etl_reader *r)
+{
+    return &r->stats;
+}
+
+void etl_reader_set_random_io(etl_reader *r, const etl_io *io, void *ctx)
+{
+    if (!r || !io)
+        return;
+    r->rio.io = io;
+    r->rio.ctx = ctx;
+    for (int i = 0; i < RANDOM_CACHE_SLOTS; i++)
+        r->rvalid[i] = false;
+}
