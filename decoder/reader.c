@@ -1,15 +1,24 @@
 /* reader.c - the trace reader: buffers in file order, merged into timestamp order through a
  * bounded window, damage reports, and random access by position.
  *
- * Order.  Each buffer is filled by one CPU, so the file interleaves per-CPU streams.  The
- * reader keeps a window of up to `window_buffers` loaded buffers (and at most `window_bytes`
- * of them, but always at least one), sorts each buffer's records by timestamp when they are
- * not already in order, and repeatedly delivers the earliest head record across the window
- * (a binary heap; ties go to the buffer that comes first in the file).  When a buffer is used
- * up the next one in file order is loaded.  A record can only come out of order when it sits
- * more than `window_buffers` buffers later in the file than a record with a later timestamp;
- * such records are still delivered (never dropped) and counted in etl_stats.order_fallbacks.
- * ETL_ORDER_FILE delivers records exactly as stored.
+ * Order.  Each buffer is filled by one CPU, so the file interleaves per-CPU streams, and a
+ * buffer flushed late (at session stop, say) can hold the oldest records of the file.  At open
+ * the reader walks every buffer header once (a pre-scan: one small read per buffer, and the
+ * first few bytes of each compressed buffer inflated) and notes where each buffer is and the
+ * timestamp of its first record; that index costs 64 bytes per buffer and is the only memory
+ * that grows with the file.  Records are then delivered by a k-way merge: buffers are brought
+ * in by first timestamp, each buffer's records are sorted when they are not already in order,
+ * and the earliest head record across the loaded buffers comes next (a binary heap; ties go to
+ * the buffer that comes first in the file).  At most `window_buffers` buffers (and about
+ * `window_bytes` bytes, never fewer than one buffer) are held at once; only when more buffers
+ * than that overlap in time can a record come out of order.  It is then still delivered, never
+ * dropped, and counted in etl_stats.order_fallbacks.  ETL_ORDER_FILE delivers the records
+ * exactly as stored, buffer by buffer.
+ *
+ * Damage.  The pre-scan checks every buffer header; an impossible one is reported and skipped,
+ * and reading resumes at the next plausible buffer header (found where the session's buffer
+ * size puts it, or by a bounded byte-by-byte scan, since compressed buffers are unaligned).
+ * Damage inside a buffer is reported when the buffer is loaded.
  *
  * Positions.  A record's position is (buffer file offset << 21) | (record offset / 8): record
  * offsets are 8-aligned and below 16 MiB (ETL_MAX_BUFFER_SIZE), so files up to 4 TiB fit in a
@@ -36,6 +45,14 @@
 #define RANDOM_CACHE_SLOTS 4
 #define RESYNC_CHUNK (256u * 1024u)
 
+/* One buffer found by the pre-scan. */
+struct buf_ref {
+    uint64_t offset;
+    int64_t first_ts;       /* raw timestamp of its first record (INT64_MIN when unreadable) */
+    uint32_t file_seq;      /* its place in the file */
+    etl_buffer_header hdr;
+};
+
 struct etl_reader {
     struct etl_io_ref io;  /* sequential reads */
     struct etl_io_ref rio; /* etl_reader_read_at */
@@ -49,9 +66,9 @@ struct etl_reader {
     int64_t anchor, start, freq;
 
     /* sequential state */
-    uint64_t next_off;
-    bool eof;
-    uint64_t load_seq;
+    struct buf_ref *bufs;   /* every valid buffer, in delivery order (see the top comment) */
+    uint32_t nbufs, bufs_cap;
+    uint32_t next_buf;      /* next entry of bufs to load */
     etl_buffer **heap;      /* the window, a min-heap on head timestamp */
     uint32_t nheap;
     uint64_t window_bytes;
@@ -290,22 +307,59 @@ out:
     return st;
 }
 
-/* Load the next buffer in file order that has records; NULL at the end of the file. */
-static etl_status load_next(etl_reader *r, bool want_order, etl_buffer **out, etl_error *err)
+/* The raw timestamp of a buffer's first record, from the first bytes of its records region
+ * (inflating just a prefix when compressed); INT64_MIN when it cannot be read. */
+static int64_t first_timestamp(etl_reader *r, uint64_t off, const etl_buffer_header *h)
 {
-    *out = NULL;
-    while (!r->eof) {
-        uint64_t off = r->next_off;
+    enum { PEEK = 96 };
+    uint8_t in[256], rec[PEEK];
+    size_t got, n = 0;
+    etl_record_peek pk;
+    etl_error e;
+    if (h->valid_end <= ETL_BUFFER_HEADER_SIZE)
+        return INT64_MIN;
+    if (h->flags & ETL_BF_COMPRESSED) {
+        size_t clen = h->buffer_size - ETL_BUFFER_HEADER_SIZE;
+        if (read_at(&r->io, off + ETL_BUFFER_HEADER_SIZE, in, clen < sizeof in ? clen : sizeof in, &got, &e) != ETL_OK)
+            return INT64_MIN;
+        /* Stopping at the output limit is expected here: the prefix is all we want. */
+        etl_lzxpress_decompress(in, got, rec, PEEK, &n, &e);
+    } else {
+        if (read_at(&r->io, off + ETL_BUFFER_HEADER_SIZE, rec, PEEK, &got, &e) != ETL_OK)
+            return INT64_MIN;
+        n = got;
+    }
+    if (n > h->valid_end - ETL_BUFFER_HEADER_SIZE)
+        n = h->valid_end - ETL_BUFFER_HEADER_SIZE;
+    /* A record longer than the peeked bytes still has its timestamp inside them. */
+    if (n < 4)
+        return INT64_MIN;
+    uint32_t m = etl_ld32(rec);
+    if (m == 0xFFFFFFFFu)
+        return INT64_MIN;
+    if (etl_peek_record(rec, n, &pk, &e) == ETL_OK && pk.has_timestamp)
+        return pk.timestamp_raw;
+    /* Too short a peek for the record's full size: take the timestamp where the kind keeps it. */
+    unsigned t = (m >> 16) & 0xFF;
+    if ((m >> 24 & 0xC0) == 0xC0 && n >= 0x18) {
+        if (t == ETL_HT_PERFINFO32 || t == ETL_HT_PERFINFO64)
+            return (int64_t)etl_ld64(rec + 8);
+        return (int64_t)etl_ld64(rec + 0x10);
+    }
+    return INT64_MIN;
+}
+
+/* Walk every buffer header from the start of the file, recording the valid ones and reporting
+ * (and skipping) the impossible ones. */
+static etl_status prescan(etl_reader *r, etl_error *err)
+{
+    uint64_t off = 0;
+    while (off < r->io.size) {
         uint8_t h[ETL_BUFFER_HEADER_SIZE];
         size_t got;
-        if (off >= r->io.size) {
-            r->eof = true;
-            break;
-        }
         if (off >= MAX_FILE_OFFSET) {
             report(r, ETL_ERR_LIMIT, off, r->io.size - off, "file offset 0x%llx is past the 4 TiB the reader addresses; rest ignored",
                    (unsigned long long)off);
-            r->eof = true;
             break;
         }
         etl_status st = read_at(&r->io, off, h, sizeof h, &got, err);
@@ -320,7 +374,6 @@ static etl_status load_next(etl_reader *r, bool want_order, etl_buffer **out, et
             if (!zero)
                 report(r, ETL_ERR_TRUNCATED, off, got, "%zu bytes at the end of the file (offset 0x%llx) are too few for a buffer header; ignored",
                        got, (unsigned long long)off);
-            r->eof = true;
             break;
         }
         if (etl_buffer_header_check(h, r->io.size - off, &bh, &herr) != ETL_OK) {
@@ -340,33 +393,61 @@ static etl_status load_next(etl_reader *r, bool want_order, etl_buffer **out, et
                            "buffer header at 0x%llx: %s; no valid buffer follows, last %llu bytes skipped",
                            (unsigned long long)off, herr.message, (unsigned long long)(next - off));
             }
-            r->next_off = next;
+            off = next;
             continue;
         }
-        etl_buffer *b = buffer_get(r);
-        if (!b)
-            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for a buffer");
-        st = etl_buffer_load(b, &r->io, off, &bh, want_order, report, r, err);
-        if (st != ETL_OK) {
-            etl_buffer_free(b);
-            free(b);
-            return st;
+        if (r->nbufs == r->bufs_cap) {
+            uint32_t n = r->bufs_cap ? r->bufs_cap * 2 : 64;
+            struct buf_ref *v = realloc(r->bufs, (size_t)n * sizeof *v);
+            if (!v)
+                return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the buffer index");
+            r->bufs = v;
+            r->bufs_cap = n;
         }
-        r->next_off = off + bh.buffer_size;
-        r->stats.buffers++;
-        if (bh.flags & ETL_BF_COMPRESSED)
-            r->stats.buffers_compressed++;
-        if (bh.flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST))
-            r->stats.events_lost_flags++;
-        b->load_seq = r->load_seq++;
-        r->window_bytes += b->data_len;
-        if (b->count == 0) {
-            buffer_put(r, b);
-            continue;
-        }
-        *out = b;
+        struct buf_ref *ref = &r->bufs[r->nbufs];
+        ref->offset = off;
+        ref->hdr = bh;
+        ref->file_seq = r->nbufs;
+        ref->first_ts = first_timestamp(r, off, &bh);
+        r->nbufs++;
+        off += bh.buffer_size;
+    }
+    return ETL_OK;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const struct buf_ref *x = a, *y = b;
+    if (x->first_ts != y->first_ts)
+        return x->first_ts < y->first_ts ? -1 : 1;
+    return x->file_seq < y->file_seq ? -1 : (x->file_seq > y->file_seq);
+}
+
+/* Load buffer `ref`; *out is NULL when it holds no record. */
+static etl_status load_ref(etl_reader *r, const struct buf_ref *ref, bool want_order, etl_buffer **out, etl_error *err)
+{
+    *out = NULL;
+    etl_buffer *b = buffer_get(r);
+    if (!b)
+        return etl_fail(err, ETL_ERR_NOMEM, ref->offset, "no memory for a buffer");
+    etl_status st = etl_buffer_load(b, &r->io, ref->offset, &ref->hdr, want_order, report, r, err);
+    if (st != ETL_OK) {
+        etl_buffer_free(b);
+        free(b);
+        return st;
+    }
+    r->stats.buffers++;
+    if (ref->hdr.flags & ETL_BF_COMPRESSED)
+        r->stats.buffers_compressed++;
+    if (ref->hdr.flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST))
+        r->stats.events_lost_flags++;
+    b->load_seq = ref->file_seq;
+    r->window_bytes += b->data_len;
+    if (b->count == 0) {
+        buffer_put(r, b);
         return ETL_OK;
     }
+    *out = b;
     return ETL_OK;
 }
 
@@ -413,12 +494,22 @@ static void heap_push(etl_reader *r, etl_buffer *b)
     }
 }
 
+/* Bring in the buffers whose first record is due: every buffer whose first timestamp is not
+ * later than the earliest record held, up to the window's bounds (always at least one). */
 static etl_status fill_window(etl_reader *r, etl_error *err)
 {
     bool timed = r->opt.order == ETL_ORDER_TIME;
-    while (!r->eof && (r->nheap == 0 || (r->nheap < r->opt.window_buffers && r->window_bytes < r->opt.window_bytes))) {
+    while (r->next_buf < r->nbufs) {
+        const struct buf_ref *ref = &r->bufs[r->next_buf];
+        if (r->nheap > 0) {
+            if (!timed || r->nheap >= r->opt.window_buffers || r->window_bytes >= r->opt.window_bytes)
+                break;
+            if (ref->first_ts > head_ts(r->heap[0]))
+                break;
+        }
         etl_buffer *b;
-        etl_status st = load_next(r, timed, &b, err);
+        r->next_buf++;
+        etl_status st = load_ref(r, ref, timed, &b, err);
         if (st != ETL_OK)
             return st;
         if (b)
@@ -574,6 +665,7 @@ static void reader_free(etl_reader *r)
         etl_buffer_free(&r->rcache[i]);
     free(r->heap);
     free(r->pool);
+    free(r->bufs);
     free(r->probs);
     if (r->fd >= 0)
         close(r->fd);
@@ -639,7 +731,8 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
         reader_free(r);
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for a buffer");
     }
-    st = etl_buffer_load(first, &r->io, 0, &bh, r->opt.order == ETL_ORDER_TIME, report, r, err);
+    /* Loaded once here for the logfile header; reports come when it is loaded for delivery. */
+    st = etl_buffer_load(first, &r->io, 0, &bh, false, report_nothing, NULL, err);
     if (st != ETL_OK) {
         etl_buffer_free(first);
         free(first);
@@ -647,39 +740,38 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
         return st;
     }
     if (first->count == 0) {
-        etl_buffer_free(first);
-        free(first);
-        /* Keep any report the load made: it says why (e.g. a bad first record). */
-        etl_error why = {0};
-        bool have = etl_reader_next_problem(r, &why);
-        reader_free(r);
-        return etl_fail(err, ETL_ERR_NOT_ETL, 0, "not an ETW trace file: the first buffer holds no trace record%s%s",
-                        have ? ": " : "", have ? why.message : "");
-    }
-    /* The logfile header: the first record of the first buffer (file order). */
-    etl_record rec;
-    memset(&rec, 0, offsetof(etl_record, ext));
-    uint32_t stride;
-    const uint8_t *d = first->data + first->index[0].offset;
-    if (etl_frame_record(d, first->data_len - first->index[0].offset, 8, &rec, &stride, NULL) == ETL_OK &&
-        (rec.header_type == ETL_HT_SYSTEM32 || rec.header_type == ETL_HT_SYSTEM64) && rec.hook_id == 0) {
-        etl_error lerr;
-        if (etl_logfile_parse(d + rec.payload_offset, rec.payload_size, rec.header_type == ETL_HT_SYSTEM64, &r->lf,
-                              &lerr) == ETL_OK)
-            r->lf.anchor_raw = rec.timestamp_raw;
-        else
-            report(r, lerr.code, ETL_BUFFER_HEADER_SIZE + rec.payload_offset, 0, "logfile header record: %s", lerr.message);
+        /* A valid buffer header with no readable record (a file cut inside its first record,
+         * say): still a trace, with nothing to decode; the damage is reported on delivery. */
     } else {
-        report(r, ETL_ERR_CORRUPT, ETL_BUFFER_HEADER_SIZE, 0,
-               "the first record is not a logfile header; times cannot be converted unless they are FILETIMEs");
+        /* The logfile header: the first record of the first buffer (file order). */
+        etl_record rec;
+        memset(&rec, 0, offsetof(etl_record, ext));
+        uint32_t stride;
+        const uint8_t *d = first->data + first->index[0].offset;
+        if (etl_frame_record(d, first->data_len - first->index[0].offset, 8, &rec, &stride, NULL) == ETL_OK &&
+            (rec.header_type == ETL_HT_SYSTEM32 || rec.header_type == ETL_HT_SYSTEM64) && rec.hook_id == 0) {
+            etl_error lerr;
+            if (etl_logfile_parse(d + rec.payload_offset, rec.payload_size, rec.header_type == ETL_HT_SYSTEM64, &r->lf,
+                                  &lerr) == ETL_OK)
+                r->lf.anchor_raw = rec.timestamp_raw;
+            else
+                report(r, lerr.code, ETL_BUFFER_HEADER_SIZE + rec.payload_offset, 0, "logfile header record: %s", lerr.message);
+        } else {
+            report(r, ETL_ERR_CORRUPT, ETL_BUFFER_HEADER_SIZE, 0,
+                   "the first record is not a logfile header; times cannot be converted unless they are FILETIMEs");
+        }
     }
     r->compressed_file = r->lf.present && (r->lf.log_file_mode & 0x04000000u);
     setup_clock(r);
-    r->next_off = bh.buffer_size;
-    r->stats.buffers = 1;
-    first->load_seq = r->load_seq++;
-    r->window_bytes += first->data_len;
-    heap_push(r, first);
+    etl_buffer_free(first);
+    free(first);
+    st = prescan(r, err);
+    if (st != ETL_OK) {
+        reader_free(r);
+        return st;
+    }
+    if (r->opt.order == ETL_ORDER_TIME)
+        qsort(r->bufs, r->nbufs, sizeof *r->bufs, cmp_ref);
     *out = r;
     return ETL_OK;
 }

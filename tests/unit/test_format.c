@@ -1,0 +1,89 @@
+/* Unit tests of format.c and text.c: GUIDs, SIDs, FILETIMEs, hex, UTF-16. */
+#include "check.h"
+#include "etl_format.h"
+#include "text.h"
+
+static void test_guid(void)
+{
+    /* {b8ddcea7-b520-4909-bceb-e0170c9f0e99} as stored (mixed-endian) */
+    const uint8_t raw[16] = {0xa7, 0xce, 0xdd, 0xb8, 0x20, 0xb5, 0x09, 0x49, 0xbc, 0xeb, 0xe0, 0x17, 0x0c, 0x9f, 0x0e, 0x99};
+    etl_guid g, p;
+    char s[ETL_GUID_STR_SIZE];
+    etl_read_guid(raw, &g);
+    etl_format_guid(&g, s);
+    CHECK_STR(s, "b8ddcea7-b520-4909-bceb-e0170c9f0e99");
+    CHECK(etl_parse_guid("{B8DDCEA7-B520-4909-BCEB-E0170C9F0E99}", &p));
+    CHECK(etl_guid_equal(&g, &p));
+    CHECK(etl_parse_guid("b8ddcea7-b520-4909-bceb-e0170c9f0e99", &p));
+    CHECK(etl_guid_equal(&g, &p));
+    CHECK(!etl_parse_guid("b8ddcea7-b520-4909-bceb-e0170c9f0e9", &p));
+    CHECK(!etl_parse_guid("{b8ddcea7-b520-4909-bceb-e0170c9f0e99", &p));
+    CHECK(!etl_parse_guid("b8ddcea7xb520-4909-bceb-e0170c9f0e99", &p));
+}
+
+static void test_filetime(void)
+{
+    char s[ETL_TIME_STR_SIZE];
+    CHECK(etl_format_filetime(116444736000000000LL, s));
+    CHECK_STR(s, "1970-01-01T00:00:00.0000000Z");
+    CHECK(etl_format_filetime(0, s));
+    CHECK_STR(s, "1601-01-01T00:00:00.0000000Z");
+    /* primitive-types StartTime; the golden shows StartTime=21/09/09 14:59:32.85 (UTC) */
+    CHECK(etl_format_filetime(132756731728578510LL, s));
+    CHECK_STR(s, "2021-09-09T14:59:32.8578510Z");
+    CHECK(!etl_format_filetime(-1, s));
+    CHECK_STR(s, "invalid");
+    int64_t secs;
+    int32_t ns;
+    etl_filetime_to_unix(116444736000000001LL, &secs, &ns);
+    CHECK(secs == 0 && ns == 100);
+    etl_filetime_to_unix(116444735999999999LL, &secs, &ns);
+    CHECK(secs == -1 && ns == 999999900);
+}
+
+static void test_sid(void)
+{
+    char s[ETL_SID_STR_SIZE];
+    /* S-1-5-21-1-2-3-1001 */
+    const uint8_t sid[] = {1, 5, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0xe9, 3, 0, 0};
+    CHECK_EQ_U(etl_format_sid(sid, sizeof sid, s), sizeof sid);
+    CHECK_STR(s, "S-1-5-21-1-2-3-1001");
+    CHECK_EQ_U(etl_format_sid(sid, sizeof sid - 1, s), 0); /* too short for its count */
+    const uint8_t big[] = {1, 0, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc};
+    CHECK_EQ_U(etl_format_sid(big, sizeof big, s), 8);
+    CHECK_STR(s, "S-1-0x123456789ABC");
+    const uint8_t bad[] = {1, 16, 0, 0, 0, 0, 0, 5};
+    CHECK_EQ_U(etl_format_sid(bad, sizeof bad, s), 0);
+}
+
+static void test_hex_and_text(void)
+{
+    char s[16];
+    const uint8_t b[] = {0x00, 0xab, 0x7f};
+    etl_format_hex(b, 3, s);
+    CHECK_STR(s, "00ab7f");
+    /* "aé€😀" in UTF-16LE with a terminator and trailing junk */
+    const uint8_t u[] = {'a', 0, 0xe9, 0, 0xac, 0x20, 0x3d, 0xd8, 0x00, 0xde, 0, 0, 'x', 0};
+    char out[32];
+    size_t used;
+    etl_utf16_to_utf8(u, sizeof u, out, sizeof out, &used);
+    CHECK_STR(out, "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    CHECK_EQ_U(used, 12);
+    /* unpaired surrogate, odd length, tiny output */
+    const uint8_t v[] = {0x00, 0xd8, 'b', 0, 'c'};
+    etl_utf16_to_utf8(v, sizeof v, out, sizeof out, &used);
+    CHECK_STR(out, "\xef\xbf\xbd" "b");
+    char tiny[3];
+    etl_utf16_to_utf8(u, sizeof u, tiny, sizeof tiny, &used);
+    CHECK_STR(tiny, "a"); /* "é" needs 2 bytes + NUL: cut at a character boundary */
+    CHECK_EQ_U(used, 12);
+}
+
+int main(void)
+{
+    test_guid();
+    test_filetime();
+    test_sid();
+    test_hex_and_text();
+    CHECK_MAIN_END();
+}
