@@ -2,6 +2,7 @@
 #ifndef ETL_BUFFER_H
 #define ETL_BUFFER_H
 
+#include "error.h"
 #include "etl.h"
 
 /* The fields of a WMI_BUFFER_HEADER that reading needs (etw-formats.md 1.1). */
@@ -47,7 +48,7 @@ typedef struct etl_buffer {
 
 /* A damage report found while loading a buffer, handed to the reader's queue. */
 typedef void (*etl_report_fn)(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost,
-                              const char *fmt, ...);
+                              const char *fmt, ...) ETL_PRINTF(5, 6);
 
 struct etl_io_ref {
     const etl_io *io;

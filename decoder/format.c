@@ -21,11 +21,29 @@ bool etl_guid_equal(const etl_guid *a, const etl_guid *b)
            memcmp(a->data4, b->data4, 8) == 0;
 }
 
+/* Hand-rolled rather than snprintf: this runs for every record of every output. */
+static char *put_hex(char *o, uint64_t v, int digits)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = digits - 1; i >= 0; i--)
+        *o++ = hex[(v >> (4 * i)) & 15];
+    return o;
+}
+
 void etl_format_guid(const etl_guid *g, char out[ETL_GUID_STR_SIZE])
 {
-    snprintf(out, ETL_GUID_STR_SIZE, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->data1,
-             g->data2, g->data3, g->data4[0], g->data4[1], g->data4[2], g->data4[3], g->data4[4],
-             g->data4[5], g->data4[6], g->data4[7]);
+    char *o = out;
+    o = put_hex(o, g->data1, 8);
+    *o++ = '-';
+    o = put_hex(o, g->data2, 4);
+    *o++ = '-';
+    o = put_hex(o, g->data3, 4);
+    *o++ = '-';
+    o = put_hex(o, (uint64_t)g->data4[0] << 8 | g->data4[1], 4);
+    *o++ = '-';
+    for (int i = 2; i < 8; i++)
+        o = put_hex(o, g->data4[i], 2);
+    *o = '\0';
 }
 
 static int hexval(int c)

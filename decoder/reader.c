@@ -98,6 +98,8 @@ struct etl_reader {
 /* ---- damage reports ------------------------------------------------------------------------ */
 
 static void report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
+    ETL_PRINTF(5, 6);
+static void report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
 {
     etl_reader *r = ctx;
     r->stats.problems++;
