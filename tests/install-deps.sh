@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install what building and testing etlshark needs on Debian 12 (and later), from Debian's
+# packages only.  Runs apt-get as root, or through sudo for a normal user.  Quiet when every
+# package is already there.
+set -eu
+PKGS="build-essential cmake pkg-config python3 libglib2.0-dev
+      clang libclang-rt-14-dev
+      tshark wireshark-dev libwireshark-dev libwiretap-dev dpkg-dev
+      wireshark-qt xvfb x11-utils xauth"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "installing:$missing"
+$SUDO apt-get update -qq
+# tshark asks whether non-root users may capture; the answer does not matter here.
+DEBIAN_FRONTEND=noninteractive $SUDO -E apt-get install -y -qq --no-install-recommends $missing >/dev/null
