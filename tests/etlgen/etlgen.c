@@ -32,7 +32,7 @@ static void usage(FILE *f)
 /* ---- JSON of the writer statistics --------------------------------------------------------- */
 
 static void print_counts(const char *key, const uint64_t *counts, unsigned n,
-                         const char *(*name_of)(unsigned), const char *unknown_fmt)
+                         const char *(*name_of)(unsigned), int unknown_in_hex)
 {
     printf(",\n  \"%s\": {", key);
     int any = 0;
@@ -42,7 +42,10 @@ static void print_counts(const char *key, const uint64_t *counts, unsigned n,
         const char *name = name_of(i);
         char tmp[32];
         if (name == NULL) {
-            snprintf(tmp, sizeof tmp, unknown_fmt, i);
+            if (unknown_in_hex)
+                snprintf(tmp, sizeof tmp, "UNKNOWN_0x%02x", i);
+            else
+                snprintf(tmp, sizeof tmp, "UNKNOWN_%u", i);
             name = tmp;
         }
         printf("%s\"%s\": %llu", any ? ", " : "", name, (unsigned long long)counts[i]);
@@ -65,8 +68,8 @@ static void print_expect(const char *preset, const etlw_stats *s)
 {
     printf("{\n  \"preset\": \"%s\",\n  \"records\": %llu", preset,
            (unsigned long long)s->records);
-    print_counts("header_types", s->header_types, 256, etlw_header_type_name, "UNKNOWN_0x%02x");
-    print_counts("ext_types", s->ext_types, 256, etlw_ext_type_name, "UNKNOWN_%u");
+    print_counts("header_types", s->header_types, 256, etlw_header_type_name, 1);
+    print_counts("ext_types", s->ext_types, 256, etlw_ext_type_name, 0);
 
     /* Providers sorted by key so the output does not depend on insertion order. */
     struct provider_line lines[ETLW_MAX_PROVIDERS];
