@@ -18,23 +18,12 @@
 #include "etl.h"
 #include "etl_format.h"
 
+/* The capture, read into memory. */
 struct mem {
     const uint8_t *p;
     size_t n;
 };
 
-static int mem_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    const struct mem *m = ctx;
-    *got = 0;
-    if (off >= m->n)
-        return 0;
-    size_t k = m->n - (size_t)off < len ? m->n - (size_t)off : len;
-    memcpy(buf, m->p + off, k);
-    *got = k;
-    return 0;
-}
-static const etl_io mem_io = {mem_read_at};
 
 static double cpu_now(void)
 {
@@ -67,7 +56,7 @@ static uint64_t pass(const struct mem *m, etl_order order, bool ext)
     etl_reader *r;
     etl_error err;
     etl_options opt = {.order = order};
-    if (etl_reader_open_io(&mem_io, (void *)m, m->n, &opt, &r, &err) != ETL_OK) {
+    if (etl_reader_open_memory(m->p, m->n, &opt, &r, &err) != ETL_OK) {
         fprintf(stderr, "etlbench: %s\n", err.message);
         exit(2);
     }

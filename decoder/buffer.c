@@ -109,8 +109,8 @@ static bool sort_order(etl_buffer *b)
     return true;
 }
 
-static etl_status read_exact(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got,
-                             etl_error *err)
+etl_status etl_io_read(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got,
+                       etl_error *err)
 {
     *got = 0;
     if (off >= io->size)
@@ -148,9 +148,9 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         uint8_t *cbuf = malloc(clen ? clen : 1);
         if (!cbuf)
             return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for a %zu-byte compressed buffer", clen);
-        st = read_exact(io, off, b->data, ETL_BUFFER_HEADER_SIZE, &got, err);
+        st = etl_io_read(io, off, b->data, ETL_BUFFER_HEADER_SIZE, &got, err);
         if (st == ETL_OK)
-            st = read_exact(io, off + ETL_BUFFER_HEADER_SIZE, cbuf, clen, &got, err);
+            st = etl_io_read(io, off + ETL_BUFFER_HEADER_SIZE, cbuf, clen, &got, err);
         if (st != ETL_OK) {
             free(cbuf);
             return st;
@@ -175,7 +175,7 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         b->data_len = (uint32_t)(ETL_BUFFER_HEADER_SIZE + out_len);
     } else {
         uint32_t want = hdr->valid_end;
-        st = read_exact(io, off, b->data, want, &got, err);
+        st = etl_io_read(io, off, b->data, want, &got, err);
         if (st != ETL_OK)
             return st;
         if (got < want) {

@@ -56,6 +56,11 @@ struct etl_io_ref {
     uint64_t size;
 };
 
+/* Read up to `len` bytes at `off`, never past io->size; *got says how many came (short only at
+ * the end of the input).  ETL_ERR_IO when the read itself fails. */
+etl_status etl_io_read(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got,
+                       etl_error *err);
+
 /* Read, inflate and index the buffer whose (already checked) header is `hdr` at `off`.
  * Damage inside it is reported through `report` and what can be read is kept.
  * Returns ETL_ERR_IO / ETL_ERR_NOMEM on failures that stop reading. */

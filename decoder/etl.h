@@ -336,6 +336,9 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
 /* Open a file by path (uses pread; files over 4 GiB work). */
 etl_status etl_reader_open_file(const char *path, const etl_options *opt, etl_reader **out,
                                 etl_error *err);
+/* Open a trace held in memory; `data` must stay valid until etl_reader_close. */
+etl_status etl_reader_open_memory(const uint8_t *data, size_t size, const etl_options *opt, etl_reader **out,
+                                  etl_error *err);
 void etl_reader_close(etl_reader *r);
 
 /* Quick content check for "is this an .etl file?" on the first bytes of a file (at least

@@ -90,9 +90,9 @@ struct etl_reader {
 
     etl_stats stats;
 
-    /* etl_reader_open_file */
+    /* etl_reader_open_file / _memory: what the reader owns besides itself */
     int fd;
-    int *fd_cell;
+    void *owned_ctx;
 };
 
 /* ---- damage reports ------------------------------------------------------------------------ */
@@ -222,17 +222,6 @@ static void buffer_put(etl_reader *r, etl_buffer *b)
     }
 }
 
-static etl_status read_at(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got, etl_error *err)
-{
-    *got = 0;
-    if (off >= io->size)
-        return ETL_OK;
-    if (len > io->size - off)
-        len = (size_t)(io->size - off);
-    if (io->io->read_at(io->ctx, off, buf, len, got) < 0)
-        return etl_fail(err, ETL_ERR_IO, off, "read of %zu bytes at offset 0x%llx failed", len, (unsigned long long)off);
-    return ETL_OK;
-}
 
 /* A buffer header good enough to resume at after damage: the basic checks, plus the session's
  * logger id and, for uncompressed buffers with records, a trace-header marker at 0x48. */
@@ -276,7 +265,7 @@ static etl_status resync(etl_reader *r, uint64_t bad, uint64_t *found, bool *all
         for (uint64_t cand = (bad / nominal + 1) * nominal; cand + ETL_BUFFER_HEADER_SIZE <= r->io.size &&
                                                          cand - bad <= ETL_MAX_RESYNC_SCAN;
              cand += nominal) {
-            st = read_at(&r->io, cand, chunk, ETL_BUFFER_HEADER_SIZE + 4, &got, err);
+            st = etl_io_read(&r->io, cand, chunk, ETL_BUFFER_HEADER_SIZE + 4, &got, err);
             if (st != ETL_OK)
                 goto out;
             if (plausible_at(r, chunk, got, cand)) {
@@ -288,7 +277,7 @@ static etl_status resync(etl_reader *r, uint64_t bad, uint64_t *found, bool *all
         }
     }
     for (uint64_t base = bad + 1; base < r->io.size && base - bad <= ETL_MAX_RESYNC_SCAN; base += RESYNC_CHUNK) {
-        st = read_at(&r->io, base, chunk, RESYNC_CHUNK + ETL_BUFFER_HEADER_SIZE + 4, &got, err);
+        st = etl_io_read(&r->io, base, chunk, RESYNC_CHUNK + ETL_BUFFER_HEADER_SIZE + 4, &got, err);
         if (st != ETL_OK)
             goto out;
         size_t lim = got < RESYNC_CHUNK ? got : RESYNC_CHUNK;
@@ -322,12 +311,12 @@ static int64_t first_timestamp(etl_reader *r, uint64_t off, const etl_buffer_hea
         return INT64_MIN;
     if (h->flags & ETL_BF_COMPRESSED) {
         size_t clen = h->buffer_size - ETL_BUFFER_HEADER_SIZE;
-        if (read_at(&r->io, off + ETL_BUFFER_HEADER_SIZE, in, clen < sizeof in ? clen : sizeof in, &got, &e) != ETL_OK)
+        if (etl_io_read(&r->io, off + ETL_BUFFER_HEADER_SIZE, in, clen < sizeof in ? clen : sizeof in, &got, &e) != ETL_OK)
             return INT64_MIN;
         /* Stopping at the output limit is expected here: the prefix is all we want. */
         etl_lzxpress_decompress(in, got, rec, PEEK, &n, &e);
     } else {
-        if (read_at(&r->io, off + ETL_BUFFER_HEADER_SIZE, rec, PEEK, &got, &e) != ETL_OK)
+        if (etl_io_read(&r->io, off + ETL_BUFFER_HEADER_SIZE, rec, PEEK, &got, &e) != ETL_OK)
             return INT64_MIN;
         n = got;
     }
@@ -364,7 +353,7 @@ static etl_status prescan(etl_reader *r, etl_error *err)
                    (unsigned long long)off);
             break;
         }
-        etl_status st = read_at(&r->io, off, h, sizeof h, &got, err);
+        etl_status st = etl_io_read(&r->io, off, h, sizeof h, &got, err);
         if (st != ETL_OK)
             return st;
         bool zero = true;
@@ -604,7 +593,7 @@ etl_status etl_reader_read_at(etl_reader *r, uint64_t position, etl_record *rec,
         if (off >= r->rio.size || r->rio.size - off < ETL_BUFFER_HEADER_SIZE)
             return etl_fail(err, ETL_ERR_NOT_FOUND, off, "position 0x%llx: no buffer at file offset 0x%llx",
                             (unsigned long long)position, (unsigned long long)off);
-        etl_status st = read_at(&r->rio, off, h, sizeof h, &got, err);
+        etl_status st = etl_io_read(&r->rio, off, h, sizeof h, &got, err);
         if (st != ETL_OK)
             return st;
         if (got < sizeof h || etl_buffer_header_check(h, r->rio.size - off, &bh, &herr) != ETL_OK)
@@ -671,7 +660,7 @@ static void reader_free(etl_reader *r)
     free(r->probs);
     if (r->fd >= 0)
         close(r->fd);
-    free(r->fd_cell);
+    free(r->owned_ctx);
     free(r);
 }
 
@@ -718,7 +707,7 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
     size_t got;
     etl_buffer_header bh;
     etl_error herr;
-    etl_status st = read_at(&r->io, 0, h, sizeof h, &got, err);
+    etl_status st = etl_io_read(&r->io, 0, h, sizeof h, &got, err);
     if (st != ETL_OK) {
         reader_free(r);
         return st;
@@ -826,7 +815,47 @@ etl_status etl_reader_open_file(const char *path, const etl_options *opt, etl_re
         return st;
     }
     (*out)->fd = fd;
-    (*out)->fd_cell = cell;
+    (*out)->owned_ctx = cell;
+    return ETL_OK;
+}
+
+/* A trace already in memory (tests, fuzzing, benchmarks, embedders): the bytes must outlive
+ * the reader. */
+struct mem_input {
+    const uint8_t *p;
+    size_t n;
+};
+
+static int mem_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    const struct mem_input *m = ctx;
+    *got = 0;
+    if (off >= m->n)
+        return 0;
+    size_t k = m->n - (size_t)off < len ? m->n - (size_t)off : len;
+    memcpy(buf, m->p + off, k);
+    *got = k;
+    return 0;
+}
+
+static const etl_io mem_io = {mem_read_at};
+
+etl_status etl_reader_open_memory(const uint8_t *data, size_t size, const etl_options *opt, etl_reader **out,
+                                  etl_error *err)
+{
+    if (!out || (!data && size))
+        return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
+    struct mem_input *m = malloc(sizeof *m);
+    if (!m)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory");
+    m->p = data;
+    m->n = size;
+    etl_status st = etl_reader_open_io(&mem_io, m, size, opt, out, err);
+    if (st != ETL_OK) {
+        free(m);
+        return st;
+    }
+    (*out)->owned_ctx = m;
     return ETL_OK;
 }
 

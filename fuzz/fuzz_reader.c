@@ -7,30 +7,11 @@
 #include "etl.h"
 #include "etl_format.h"
 
-struct mem {
-    const uint8_t *p;
-    size_t n;
-};
-
-static int mem_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    const struct mem *m = ctx;
-    *got = 0;
-    if (off >= m->n)
-        return 0;
-    size_t k = m->n - (size_t)off < len ? m->n - (size_t)off : len;
-    memcpy(buf, m->p + off, k);
-    *got = k;
-    return 0;
-}
-
-static const etl_io mem_io = {mem_read_at};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct mem m = {data, size};
     etl_reader *r;
     etl_error err;
     etl_options opt = {0};
@@ -41,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         opt.window_buffers = 1u + (data[size - 1] >> 4);
     }
     (void)etl_looks_like_etl(data, size);
-    if (etl_reader_open_io(&mem_io, &m, size, &opt, &r, &err) != ETL_OK)
+    if (etl_reader_open_memory(data, size, &opt, &r, &err) != ETL_OK)
         return 0;
     etl_record rec, again;
     uint64_t n = 0;

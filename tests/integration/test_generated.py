@@ -14,17 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 ETLDUMP, ETLGEN, CAPTURES = sys.argv[1:4]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def etldump(*args):
@@ -102,5 +94,4 @@ for name in sorted(os.listdir(CAPTURES)):
         fresh = os.path.join(tmp, preset + ".etl")
         check(os.path.exists(fresh) and open(fresh, "rb").read() == open(os.path.join(CAPTURES, name), "rb").read(),
               f"captures/{name} is what 'etlgen --preset {preset}' writes")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

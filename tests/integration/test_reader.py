@@ -13,19 +13,11 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 ETLDUMP, SHARED, WHICH = sys.argv[1], sys.argv[2], sys.argv[3]
 CAPTURES = os.path.join(SHARED, "captures")
 GOLDENS = os.path.join(SHARED, "goldens")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -271,5 +263,4 @@ def test_order():
 
 {"corpus": test_corpus, "timestamps": test_timestamps, "damage": test_damage, "positions": test_positions,
  "order": test_order}[WHICH]()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

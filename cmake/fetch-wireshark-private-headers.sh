@@ -1,0 +1,95 @@
+#!/bin/sh
+# fetch-wireshark-private-headers.sh - obtain wiretap/wtap-int.h and wsutil/file_util.h from the
+# Debian source package of the exact Wireshark version installed, for building the etlshark
+# file-reader plugin.  Called by cmake/FetchWiresharkPrivateHeaders.cmake (read the comment
+# there for why this exists); can also be run by hand.
+#
+# usage: fetch-wireshark-private-headers.sh SOURCE_PACKAGE VERSION OUT_DIR WORK_DIR
+#   SOURCE_PACKAGE  Debian source package name (wireshark)
+#   VERSION         exact Debian version (e.g. 4.0.17-0+deb12u3)
+#   OUT_DIR         receives wiretap/wtap-int.h, wsutil/file_util.h and a VERSION stamp
+#   WORK_DIR        scratch space (emptied and removed at the end)
+#
+# Nothing on the system is changed: apt runs with a private configuration rooted in WORK_DIR
+# whose source list is the system's own `deb` entries turned into `deb-src` entries (same
+# mirrors, same suites, same signing keys), so the download is verified like any apt download.
+# Works as root or as an ordinary user.
+set -eu
+
+pkg=$1
+version=$2
+out=$3
+work=$4
+
+headers="wiretap/wtap-int.h wsutil/file_util.h"
+
+say() { echo "fetch-wireshark-private-headers: $*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+for tool in apt-get dpkg-source tar; do
+    command -v "$tool" >/dev/null 2>&1 || die "'$tool' is not installed (apt-get install apt dpkg-dev tar)"
+done
+
+rm -rf "$work"
+mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" \
+         "$work/apt/sources.list.d" "$work/apt/preferences.d" "$work/dl"
+
+# --- 1. private source list: every configured `deb` entry as a `deb-src` entry -------------
+srcs="$work/apt/sources.list.d"
+n=0
+for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    # deb822: rewrite each stanza's Types line to exactly deb-src (keeps URIs, Suites,
+    # Components, Signed-By); stanzas are separated by blank lines, so this is line-local.
+    sed -e 's/^[Tt]ypes:.*/Types: deb-src/' "$f" > "$srcs/etlshark-$n.sources"
+    n=$((n + 1))
+done
+: > "$srcs/etlshark-oneline.list"
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    # one-line format: "deb [opts] uri suite comps" -> "deb-src [opts] uri suite comps"
+    sed -n -e 's/^[[:space:]]*deb\(-src\)\{0,1\}[[:space:]]/deb-src /p' "$f" >> "$srcs/etlshark-oneline.list"
+done
+sort -u -o "$srcs/etlshark-oneline.list" "$srcs/etlshark-oneline.list"
+
+set -- \
+    -o "Dir::Etc::SourceList=$srcs/etlshark-oneline.list" \
+    -o "Dir::Etc::SourceParts=$srcs" \
+    -o "Dir::Etc::Preferences=/dev/null" \
+    -o "Dir::Etc::PreferencesParts=$work/apt/preferences.d" \
+    -o "Dir::State::Lists=$work/apt/lists" \
+    -o "Dir::Cache=$work/apt/cache" \
+    -o "Dir::Cache::pkgcache=" \
+    -o "Dir::Cache::srcpkgcache=" \
+    -o "Acquire::Languages=none" \
+    -o "Debug::NoLocking=1"
+if [ "$(id -u)" = 0 ]; then
+    # apt drops to the _apt user for downloads; that user cannot write into a build tree.
+    set -- "$@" -o "APT::Sandbox::User=root"
+fi
+
+# --- 2. index the source packages, download the exact version ------------------------------
+say "downloading source package index (private apt configuration in $work/apt)"
+apt-get "$@" -q update >"$work/apt-update.log" 2>&1 ||
+    { cat "$work/apt-update.log" >&2; die "apt-get update of the deb-src entries failed"; }
+say "downloading $pkg=$version source package"
+(cd "$work/dl" && apt-get "$@" -q source --download-only "$pkg=$version") >"$work/apt-source.log" 2>&1 ||
+    { cat "$work/apt-source.log" >&2; die "apt-get source --download-only $pkg=$version failed"; }
+
+dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n 1)
+[ -n "$dsc" ] || die "no .dsc was downloaded"
+
+# --- 3. unpack (with Debian's patches applied) and copy the two headers ---------------------
+say "unpacking $(basename "$dsc")"
+dpkg-source --no-check -x "$dsc" "$work/src" >"$work/dpkg-source.log" 2>&1 ||
+    { cat "$work/dpkg-source.log" >&2; die "dpkg-source -x failed"; }
+
+for h in $headers; do
+    [ -f "$work/src/$h" ] || die "$h is not in the $pkg $version source"
+    mkdir -p "$out/$(dirname "$h")"
+    cp "$work/src/$h" "$out/$h"
+done
+echo "$pkg $version" > "$out/VERSION"
+
+rm -rf "$work"
+say "headers of $pkg $version are in $out"

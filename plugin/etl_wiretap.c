@@ -1,0 +1,576 @@
+/* etl_wiretap.c - Wireshark file reader (wiretap plugin) for Windows ETW trace files (.etl).
+ *
+ * etlshark - SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The reader is thin glue: the etlshark decoder library (decoder/etl.h) reads the file and
+ * delivers records; this file turns each record into one Wireshark frame whose bytes are the
+ * record followed by the context trailer described in etl_frame.h.
+ *
+ *   - recognised by content (etl_looks_like_etl on the first bytes), registered as a magic
+ *     reader that runs before the heuristic readers;
+ *   - the decoder reads through an etl_io whose read_at seeks and reads wth->fh (and
+ *     wth->random_fh for seek_read);
+ *   - the frame's offset is the decoder's opaque record position, so seek_read re-reads the
+ *     record with etl_reader_read_at and produces the same bytes;
+ *   - damage reports queued by the decoder are attached to the next frame (kept per position
+ *     so a re-read frame carries them too); reports left after the last record end the read
+ *     with WTAP_ERR_BAD_FILE and their text, after every readable record was delivered.
+ */
+
+#define ETLS_WIRETAP_MODULE
+#include "compat.h"
+
+#include <string.h>
+
+#include "etl.h"
+#include "etl_format.h"
+#include "etl_frame.h"
+
+#ifndef PLUGIN_VERSION
+#define PLUGIN_VERSION "0.0.0"
+#endif
+
+WS_DLL_PUBLIC_DEF const char plugin_version[] = PLUGIN_VERSION;
+WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
+WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
+
+WS_DLL_PUBLIC void plugin_register(void);
+ETLS_PLUGIN_DESCRIBE(WS_PLUGIN_DESC_FILE_TYPE)
+
+/* Names registered with wiretap.  The encapsulation's short name is what the dissector looks
+ * up ("etw" is Wireshark's own ETW encapsulation). */
+#define ETLS_FILE_TYPE_DESC "Windows ETW trace (.etl)"
+#define ETLS_FILE_TYPE_NAME "etl"
+#define ETLS_OPEN_INFO_NAME "Windows ETW trace (etlshark)"
+#define ETLS_ENCAP_DESC "ETW event record (etlshark)"
+#define ETLS_ENCAP_NAME "etlshark"
+
+/* Bytes read to recognise a file: a buffer header and the start of the first record. */
+#define ETLS_MAGIC_PROBE_SIZE (ETL_BUFFER_HEADER_SIZE + 0x20u)
+/* Longest single note text (an etl_error message is shorter; problem_text is not bounded). */
+#define ETLS_MAX_NOTE_TEXT 255u
+/* Room kept in each frame's notes block for the record's own framing problem. */
+#define ETLS_RECORD_NOTE_RESERVE (ETLS_NOTE_HEADER_SIZE + ETLS_MAX_NOTE_TEXT)
+
+static int etls_file_type_subtype = -1;
+static int etls_encap = -1;
+
+/* The etl_io context: one per wiretap file handle. */
+typedef struct etls_io_ctx {
+    FILE_T fh;
+    int err;        /* wiretap error of the last failed read */
+    char *err_info; /* its detail, owned here */
+} etls_io_ctx;
+
+/* Damage notes the decoder queued before one record, already in frame (etl_frame.h) form. */
+typedef struct etls_notes {
+    uint16_t count;
+    bool truncated;
+    GByteArray *bytes;
+} etls_notes;
+
+/* Per-file state, wth->priv (freed by wtap_close; members freed in etls_close). */
+typedef struct etls_file {
+    etl_reader *reader;
+    etls_io_ctx seq; /* wth->fh */
+    etls_io_ctx rnd; /* wth->random_fh */
+    uint8_t session_pointer_size;
+    uint8_t clock_type;
+    GHashTable *notes_by_position; /* gint64 position -> etls_notes, only frames with notes */
+    GByteArray *frame;             /* scratch: the frame being built */
+} etls_file;
+
+/* ---- I/O: the decoder reads the file through wiretap's FILE_T ----------------------------- */
+
+static int
+etls_read_at(void *vctx, uint64_t offset, void *buf, size_t len, size_t *got)
+{
+    etls_io_ctx *ctx = (etls_io_ctx *)vctx;
+    size_t done = 0;
+    int err = 0;
+
+    *got = 0;
+    if (ctx->fh == NULL) {
+        ctx->err = WTAP_ERR_INTERNAL;
+        return -1;
+    }
+    if (offset > (uint64_t)INT64_MAX || file_seek(ctx->fh, (int64_t)offset, SEEK_SET, &err) == -1) {
+        ctx->err = err != 0 ? err : WTAP_ERR_CANT_SEEK;
+        return -1;
+    }
+    while (done < len) {
+        size_t want = len - done;
+        int n;
+
+        if (want > (1u << 30))
+            want = 1u << 30;
+        n = file_read((uint8_t *)buf + done, (unsigned int)want, ctx->fh);
+        if (n < 0) {
+            g_free(ctx->err_info);
+            ctx->err_info = NULL;
+            ctx->err = file_error(ctx->fh, &ctx->err_info);
+            if (ctx->err == 0)
+                ctx->err = WTAP_ERR_SHORT_READ;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    *got = done;
+    return 0;
+}
+
+static const etl_io etls_io_ops = { etls_read_at };
+
+/* Report a decoder failure as a wiretap error: I/O failures keep the FILE_T's error. */
+static void
+etls_set_error(etls_io_ctx *ctx, etl_status st, const etl_error *e, int *err, char **err_info)
+{
+    if (st == ETL_ERR_IO && ctx != NULL && ctx->err != 0) {
+        *err = ctx->err;
+        *err_info = ctx->err_info;
+        ctx->err_info = NULL;
+        ctx->err = 0;
+        return;
+    }
+    *err = (st == ETL_ERR_NOMEM || st == ETL_ERR_ARG) ? WTAP_ERR_INTERNAL : WTAP_ERR_BAD_FILE;
+    *err_info = g_strdup_printf("etl: %s at file offset 0x%" PRIx64 ": %s", etl_status_name(st),
+                                e->offset, e->message);
+}
+
+/* ---- frames ------------------------------------------------------------------------------- */
+
+/* Longest prefix of `text` of at most `max` bytes that does not split a UTF-8 sequence. */
+static size_t
+etls_text_len(const char *text, size_t max)
+{
+    size_t n = strlen(text);
+
+    if (n <= max)
+        return n;
+    n = max;
+    while (n > 0 && ((uint8_t)text[n] & 0xC0u) == 0x80u)
+        n--;
+    return n;
+}
+
+static void
+etls_append_note(GByteArray *out, uint8_t kind, int32_t status, uint64_t offset, const char *text)
+{
+    uint8_t hdr[ETLS_NOTE_HEADER_SIZE];
+    size_t len = etls_text_len(text != NULL ? text : "", ETLS_MAX_NOTE_TEXT);
+
+    memset(hdr, 0, sizeof hdr);
+    hdr[ETLS_NOTE_KIND] = kind;
+    etls_put_le16(hdr + ETLS_NOTE_TEXT_LEN, (uint16_t)len);
+    etls_put_le32(hdr + ETLS_NOTE_STATUS, (uint32_t)status);
+    etls_put_le64(hdr + ETLS_NOTE_OFFSET, offset);
+    g_byte_array_append(out, hdr, sizeof hdr);
+    if (len > 0)
+        g_byte_array_append(out, (const guint8 *)text, (guint)len);
+}
+
+static void
+etls_notes_free(gpointer p)
+{
+    etls_notes *n = (etls_notes *)p;
+
+    if (n != NULL) {
+        g_byte_array_free(n->bytes, TRUE);
+        g_free(n);
+    }
+}
+
+/* Move every queued damage report of the decoder into a notes block (NULL when none). */
+static etls_notes *
+etls_drain_problems(etl_reader *reader)
+{
+    etls_notes *notes = NULL;
+    etl_error e;
+
+    while (etl_reader_next_problem(reader, &e)) {
+        size_t need;
+
+        if (notes == NULL) {
+            notes = g_new0(etls_notes, 1);
+            notes->bytes = g_byte_array_new();
+        }
+        need = ETLS_NOTE_HEADER_SIZE + etls_text_len(e.message, ETLS_MAX_NOTE_TEXT);
+        if (notes->bytes->len + need > ETLS_MAX_NOTES_SIZE - ETLS_RECORD_NOTE_RESERVE ||
+            notes->count == UINT16_MAX) {
+            notes->truncated = true;
+            continue;
+        }
+        etls_append_note(notes->bytes, ETLS_NOTE_READER, (int32_t)e.code, e.offset, e.message);
+        notes->count++;
+    }
+    return notes;
+}
+
+/* Build the frame of one record (record bytes, notes, trailer) into the wiretap record. */
+static etls_bool
+etls_fill_rec(wtap *wth, etls_file *f, const etl_record *er, const etls_notes *reader_notes,
+              wtap_rec *rec, Buffer *buf, int *err, char **err_info)
+{
+    uint8_t trl[ETLS_TRAILER_SIZE];
+    uint16_t note_count = 0;
+    uint8_t tflags = 0;
+    uint32_t notes_start;
+    uint32_t notes_size;
+    GByteArray *frame = f->frame;
+
+    g_byte_array_set_size(frame, 0);
+    g_byte_array_append(frame, er->bytes, er->size);
+
+    /* Notes: the record's own framing problem first, then the decoder's queued reports. */
+    notes_start = frame->len;
+    if (er->problem != ETL_OK) {
+        etls_append_note(frame, ETLS_NOTE_RECORD, (int32_t)er->problem, er->problem_offset,
+                         er->problem_text != NULL ? er->problem_text
+                                                  : etl_status_name(er->problem));
+        note_count++;
+    }
+    if (reader_notes != NULL) {
+        g_byte_array_append(frame, reader_notes->bytes->data, reader_notes->bytes->len);
+        note_count = (uint16_t)(note_count + reader_notes->count);
+        if (reader_notes->truncated)
+            tflags |= ETLS_TF_NOTES_TRUNCATED;
+    }
+    notes_size = frame->len - notes_start;
+
+    if (er->has_timestamp)
+        tflags |= ETLS_TF_HAS_TIMESTAMP;
+    if (er->is_logfile_header)
+        tflags |= ETLS_TF_LOGFILE_HEADER;
+
+    memset(trl, 0, sizeof trl);
+    memcpy(trl + ETLS_TRL_MAGIC, ETLS_TRAILER_MAGIC, ETLS_TRAILER_MAGIC_LEN);
+    etls_put_le16(trl + ETLS_TRL_VERSION, ETLS_TRAILER_VERSION);
+    etls_put_le16(trl + ETLS_TRL_TRAILER_SIZE, ETLS_TRAILER_SIZE);
+    etls_put_le32(trl + ETLS_TRL_RECORD_SIZE, er->size);
+    etls_put_le32(trl + ETLS_TRL_NOTES_SIZE, notes_size);
+    etls_put_le64(trl + ETLS_TRL_POSITION, er->position);
+    etls_put_le64(trl + ETLS_TRL_BUFFER_OFFSET, er->buffer_offset);
+    etls_put_le32(trl + ETLS_TRL_RECORD_OFFSET, er->record_offset);
+    etls_put_le16(trl + ETLS_TRL_CPU, er->cpu);
+    etls_put_le16(trl + ETLS_TRL_LOGGER_ID, er->logger_id);
+    etls_put_le16(trl + ETLS_TRL_BUFFER_FLAGS, er->buffer_flags);
+    trl[ETLS_TRL_BUFFER_TYPE] = er->buffer_type;
+    trl[ETLS_TRL_SESSION_PTR_SIZE] = f->session_pointer_size;
+    trl[ETLS_TRL_CLOCK_TYPE] = f->clock_type;
+    trl[ETLS_TRL_FLAGS] = tflags;
+    etls_put_le16(trl + ETLS_TRL_NOTE_COUNT, note_count);
+    etls_put_le64(trl + ETLS_TRL_TIMESTAMP, er->has_timestamp ? (uint64_t)er->timestamp : 0);
+    g_byte_array_append(frame, trl, sizeof trl);
+
+    etls_setup_packet_rec(rec, wth->file_encap);
+    rec->block = wtap_block_create(WTAP_BLOCK_PACKET);
+    rec->presence_flags = WTAP_HAS_CAP_LEN;
+    rec->tsprec = WTAP_TSPREC_NSEC;
+    if (er->has_timestamp) {
+        int64_t secs;
+        int32_t nsecs;
+
+        etl_filetime_to_unix(er->timestamp, &secs, &nsecs);
+        rec->presence_flags |= WTAP_HAS_TS;
+        rec->ts.secs = (time_t)secs;
+        rec->ts.nsecs = (int)nsecs;
+    } else {
+        rec->ts.secs = 0;
+        rec->ts.nsecs = 0;
+    }
+    rec->rec_header.packet_header.caplen = frame->len;
+    rec->rec_header.packet_header.len = frame->len;
+
+    if (frame->len > WTAP_MAX_PACKET_SIZE_STANDARD) {
+        *err = WTAP_ERR_PACKET_TOO_LARGE;
+        *err_info = g_strdup_printf("etl: record at position 0x%" PRIx64 " makes a %u-byte frame",
+                                    er->position, frame->len);
+        return ETLS_FALSE;
+    }
+
+    ws_buffer_clean(buf);
+    ws_buffer_append(buf, frame->data, frame->len);
+    return ETLS_TRUE;
+}
+
+/* ---- wiretap callbacks -------------------------------------------------------------------- */
+
+static etls_bool
+etls_read(ETLS_READ_ARGS)
+{
+    etls_file *f = (etls_file *)wth->priv;
+    etl_record er;
+    etl_error e;
+    etl_status st;
+    etls_notes *notes;
+
+    memset(&e, 0, sizeof e);
+    st = etl_reader_next(f->reader, &er, &e);
+    if (st == ETL_END) {
+        /* Damage found after the last record has no frame to ride on: report it now,
+         * every readable record has been delivered. */
+        notes = etls_drain_problems(f->reader);
+        if (notes != NULL) {
+            GString *msg = g_string_new("etl: damage after the last readable record:");
+            uint32_t off = 0;
+
+            while (off + ETLS_NOTE_HEADER_SIZE <= notes->bytes->len) {
+                const uint8_t *p = notes->bytes->data + off;
+                uint16_t tlen = (uint16_t)(p[ETLS_NOTE_TEXT_LEN] | (p[ETLS_NOTE_TEXT_LEN + 1] << 8));
+
+                g_string_append_printf(msg, " [%.*s]", (int)tlen,
+                                       (const char *)(p + ETLS_NOTE_HEADER_SIZE));
+                off += ETLS_NOTE_HEADER_SIZE + tlen;
+            }
+            if (notes->truncated)
+                g_string_append(msg, " [more reports dropped]");
+            etls_notes_free(notes);
+            *err = WTAP_ERR_BAD_FILE;
+            *err_info = g_string_free(msg, FALSE);
+            return ETLS_FALSE;
+        }
+        *err = 0;
+        return ETLS_FALSE;
+    }
+    if (st != ETL_OK) {
+        etls_set_error(&f->seq, st, &e, err, err_info);
+        return ETLS_FALSE;
+    }
+
+    notes = etls_drain_problems(f->reader);
+    *data_offset = (int64_t)er.position;
+    if (!etls_fill_rec(wth, f, &er, notes, rec, ETLS_REC_BUF, err, err_info)) {
+        etls_notes_free(notes);
+        return ETLS_FALSE;
+    }
+    if (notes != NULL) {
+        gint64 *key = g_new(gint64, 1);
+
+        *key = (gint64)er.position;
+        g_hash_table_replace(f->notes_by_position, key, notes);
+    }
+    return ETLS_TRUE;
+}
+
+static etls_bool
+etls_seek_read(ETLS_SEEK_READ_ARGS)
+{
+    etls_file *f = (etls_file *)wth->priv;
+    etl_record er;
+    etl_error e;
+    etl_status st;
+    gint64 key = seek_off;
+
+    memset(&e, 0, sizeof e);
+    st = etl_reader_read_at(f->reader, (uint64_t)seek_off, &er, &e);
+    if (st != ETL_OK) {
+        if (st == ETL_END)
+            st = ETL_ERR_NOT_FOUND;
+        etls_set_error(f->rnd.fh != NULL ? &f->rnd : &f->seq, st, &e, err, err_info);
+        return ETLS_FALSE;
+    }
+    return etls_fill_rec(wth, f, &er,
+                         (const etls_notes *)g_hash_table_lookup(f->notes_by_position, &key), rec,
+                         ETLS_REC_BUF, err, err_info);
+}
+
+static void
+etls_sequential_close(wtap *wth)
+{
+    etls_file *f = (etls_file *)wth->priv;
+
+    /* wiretap closes wth->fh after this; the decoder must not read through it again. */
+    if (f != NULL)
+        f->seq.fh = NULL;
+}
+
+/* Free what a file's state owns (not the state itself). */
+static void
+etls_file_release(etls_file *f)
+{
+    if (f->reader != NULL)
+        etl_reader_close(f->reader);
+    f->reader = NULL;
+    if (f->notes_by_position != NULL)
+        g_hash_table_destroy(f->notes_by_position);
+    f->notes_by_position = NULL;
+    if (f->frame != NULL)
+        g_byte_array_free(f->frame, TRUE);
+    f->frame = NULL;
+    g_free(f->seq.err_info);
+    g_free(f->rnd.err_info);
+    f->seq.err_info = f->rnd.err_info = NULL;
+}
+
+static void
+etls_close(wtap *wth)
+{
+    /* wth->priv itself is freed by wtap_close */
+    if (wth->priv != NULL)
+        etls_file_release((etls_file *)wth->priv);
+}
+
+static bool
+etls_has_etl_extension(const char *path)
+{
+    size_t n = strlen(path);
+
+    return n >= 4 && g_ascii_strcasecmp(path + n - 4, ".etl") == 0;
+}
+
+static wtap_open_return_val
+etls_open(wtap *wth, int *err, char **err_info)
+{
+    uint8_t probe[ETLS_MAGIC_PROBE_SIZE];
+    etls_file *f;
+    etl_error e;
+    etl_status st;
+    int64_t size;
+    const etl_logfile *lf;
+
+    /* An empty file is claimed by no reader in particular (Wireshark's ERF reader accepts it
+     * as a capture without records); when it is named .etl, say plainly what is wrong. */
+    if (!wth->ispipe && wth->pathname != NULL && etls_has_etl_extension(wth->pathname)) {
+        size = wtap_file_size(wth, err);
+        if (size == 0) {
+            *err = WTAP_ERR_BAD_FILE;
+            *err_info = g_strdup("etl: the file is empty (0 bytes); an .etl trace starts with a "
+                                 "WMI buffer header");
+            return WTAP_OPEN_ERROR;
+        }
+    }
+
+    /* A file too short to hold a buffer header is not ours; only an I/O error is an error. */
+    if (!wtap_read_bytes(wth->fh, probe, sizeof probe, err, err_info)) {
+        if (*err != WTAP_ERR_SHORT_READ)
+            return WTAP_OPEN_ERROR;
+        return WTAP_OPEN_NOT_MINE;
+    }
+    if (!etl_looks_like_etl(probe, sizeof probe))
+        return WTAP_OPEN_NOT_MINE;
+
+    /* From here on the file is an .etl; failures are errors with a reason. */
+    if (wth->ispipe) {
+        *err = WTAP_ERR_UNSUPPORTED;
+        *err_info = g_strdup("etl: an .etl file needs random access; it cannot be read from a "
+                             "pipe (save it to a file first)");
+        return WTAP_OPEN_ERROR;
+    }
+    if (file_iscompressed(wth->fh)) {
+        *err = WTAP_ERR_UNSUPPORTED;
+        *err_info = g_strdup("etl: compressed (gzip/zstd/lz4) .etl files are not supported; "
+                             "decompress the file first");
+        return WTAP_OPEN_ERROR;
+    }
+    size = wtap_file_size(wth, err);
+    if (size < 0)
+        return WTAP_OPEN_ERROR;
+
+    f = g_new0(etls_file, 1);
+    f->seq.fh = wth->fh;
+    memset(&e, 0, sizeof e);
+    st = etl_reader_open_io(&etls_io_ops, &f->seq, (uint64_t)size, NULL, &f->reader, &e);
+    if (st != ETL_OK) {
+        f->reader = NULL;
+        if (st == ETL_ERR_NOT_ETL) {
+            etls_file_release(f);
+            g_free(f);
+            return WTAP_OPEN_NOT_MINE;
+        }
+        etls_set_error(&f->seq, st, &e, err, err_info);
+        etls_file_release(f);
+        g_free(f);
+        return WTAP_OPEN_ERROR;
+    }
+    if (wth->random_fh != NULL) {
+        f->rnd.fh = wth->random_fh;
+        etl_reader_set_random_io(f->reader, &etls_io_ops, &f->rnd);
+    }
+
+    lf = etl_reader_logfile(f->reader);
+    f->session_pointer_size = 8;
+    f->clock_type = ETL_CLOCK_QPC;
+    if (lf != NULL && lf->present) {
+        if (lf->pointer_size == 4 || lf->pointer_size == 8)
+            f->session_pointer_size = (uint8_t)lf->pointer_size;
+        f->clock_type = (uint8_t)lf->clock_type;
+    }
+    f->notes_by_position = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                                 etls_notes_free);
+    f->frame = g_byte_array_new();
+
+    wth->priv = f;
+    wth->subtype_read = etls_read;
+    wth->subtype_seek_read = etls_seek_read;
+    wth->subtype_sequential_close = etls_sequential_close;
+    wth->subtype_close = etls_close;
+    wth->file_type_subtype = etls_file_type_subtype;
+    wth->file_encap = etls_encap;
+    wth->file_tsprec = WTAP_TSPREC_NSEC; /* ETW time has 100 ns resolution */
+    wth->snapshot_length = 0;
+    wtap_add_generated_idb(wth);
+
+    return WTAP_OPEN_MINE;
+}
+
+/* ---- registration ------------------------------------------------------------------------- */
+
+static const struct supported_block_type etls_blocks_supported[] = {
+    /* One packet block per record; no options. */
+    { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED }
+};
+
+static const struct file_type_subtype_info etls_file_type_info = {
+    ETLS_FILE_TYPE_DESC,   /* description */
+    ETLS_FILE_TYPE_NAME,   /* short name */
+    "etl",                 /* default extension */
+    NULL,                  /* additional extensions */
+    ETLS_FALSE,            /* writing must seek */
+    BLOCKS_SUPPORTED(etls_blocks_supported),
+    NULL,                  /* can_write_encap: read-only */
+    NULL,                  /* dump_open */
+    NULL                   /* wslua_info */
+};
+
+static void
+etls_register_wtap_module(void)
+{
+    struct open_info oi = {
+        ETLS_OPEN_INFO_NAME,
+        OPEN_INFO_MAGIC,
+        etls_open,
+        "etl",
+        NULL,
+        NULL
+    };
+
+    /* first_routine: magic readers registered "first" are tried before every built-in
+     * heuristic reader, which would otherwise claim an .etl (e.g. as MPEG). */
+    wtap_register_open_info(&oi, ETLS_TRUE);
+    etls_file_type_subtype = wtap_register_file_type_subtype(&etls_file_type_info);
+    etls_encap = wtap_register_encap_type(ETLS_ENCAP_DESC, ETLS_ENCAP_NAME);
+}
+
+void
+plugin_register(void)
+{
+    static wtap_plugin plug;
+
+    plug.register_wtap_module = etls_register_wtap_module;
+    wtap_register_plugin(&plug);
+}
+
+/*
+ * Editor modelines  -  https://www.wireshark.org/tools/modelines.html
+ *
+ * Local variables:
+ * c-basic-offset: 4
+ * tab-width: 8
+ * indent-tabs-mode: nil
+ * End:
+ *
+ * vi: set shiftwidth=4 tabstop=8 expandtab:
+ * :indentSize=4:tabSize=8:noTabs=true:
+ */
