@@ -9,7 +9,8 @@
  *   - recognised by content (etl_looks_like_etl on the first bytes), registered as a magic
  *     reader that runs before the heuristic readers;
  *   - the decoder reads through an etl_io whose read_at seeks and reads wth->fh (and
- *     wth->random_fh for seek_read);
+ *     wth->random_fh for seek_read); input without random access or known size (standard
+ *     input, compressed files) is read into memory first, within ETLS_MAX_MEMORY_TRACE;
  *   - the frame's offset is the decoder's opaque record position, so seek_read re-reads the
  *     record with etl_reader_read_at and produces the same bytes;
  *   - damage reports queued by the decoder are attached to the next frame (kept per position
@@ -49,6 +50,9 @@ ETLS_PLUGIN_DESCRIBE(WS_PLUGIN_DESC_FILE_TYPE)
 #define ETLS_MAGIC_PROBE_SIZE (ETL_BUFFER_HEADER_SIZE + 0x20u)
 /* Longest single note text (an etl_error message is shorter; problem_text is not bounded). */
 #define ETLS_MAX_NOTE_TEXT 255u
+/* Largest trace held in memory when the input has no random access or no known size
+ * (standard input, gzip/zstd/lz4-compressed files). */
+#define ETLS_MAX_MEMORY_TRACE (1024u * 1024u * 1024u)
 /* Room kept in each frame's notes block for the record's own framing problem. */
 #define ETLS_RECORD_NOTE_RESERVE (ETLS_NOTE_HEADER_SIZE + ETLS_MAX_NOTE_TEXT)
 
@@ -78,6 +82,7 @@ typedef struct etls_file {
     uint8_t clock_type;
     GHashTable *notes_by_position; /* gint64 position -> etls_notes, only frames with notes */
     GByteArray *frame;             /* scratch: the frame being built */
+    GByteArray *memory;            /* the whole trace, when read from a pipe or compressed file */
 } etls_file;
 
 /* ---- I/O: the decoder reads the file through wiretap's FILE_T ----------------------------- */
@@ -402,6 +407,9 @@ etls_file_release(etls_file *f)
     g_free(f->seq.err_info);
     g_free(f->rnd.err_info);
     f->seq.err_info = f->rnd.err_info = NULL;
+    if (f->memory != NULL)
+        g_byte_array_free(f->memory, TRUE);
+    f->memory = NULL;
 }
 
 static void
@@ -410,6 +418,49 @@ etls_close(wtap *wth)
     /* wth->priv itself is freed by wtap_close */
     if (wth->priv != NULL)
         etls_file_release((etls_file *)wth->priv);
+}
+
+/* Read the rest of a sequential-only input into memory, after the `head` bytes already read.
+ * Bounded by ETLS_MAX_MEMORY_TRACE. */
+static bool
+etls_slurp(FILE_T fh, const uint8_t *head, size_t head_len, GByteArray **out, int *err,
+           char **err_info)
+{
+    GByteArray *all = g_byte_array_sized_new(1u << 20);
+    uint8_t *chunk = g_malloc(1u << 20);
+    bool ok = true;
+
+    g_byte_array_append(all, head, (guint)head_len);
+    for (;;) {
+        int n = file_read(chunk, 1u << 20, fh);
+
+        if (n < 0) {
+            *err = file_error(fh, err_info);
+            if (*err == 0)
+                *err = WTAP_ERR_SHORT_READ;
+            ok = false;
+            break;
+        }
+        if (n == 0)
+            break;
+        if ((uint64_t)all->len + (uint64_t)n > ETLS_MAX_MEMORY_TRACE) {
+            *err = WTAP_ERR_UNSUPPORTED;
+            *err_info = g_strdup_printf("etl: a trace read from a pipe or a compressed file is held "
+                                        "in memory, and this one exceeds %u MiB; decompress it "
+                                        "into a regular file first",
+                                        (unsigned)(ETLS_MAX_MEMORY_TRACE >> 20));
+            ok = false;
+            break;
+        }
+        g_byte_array_append(all, chunk, (guint)n);
+    }
+    g_free(chunk);
+    if (!ok) {
+        g_byte_array_free(all, TRUE);
+        return false;
+    }
+    *out = all;
+    return true;
 }
 
 static bool
@@ -452,26 +503,26 @@ etls_open(wtap *wth, int *err, char **err_info)
         return WTAP_OPEN_NOT_MINE;
 
     /* From here on the file is an .etl; failures are errors with a reason. */
-    if (wth->ispipe) {
-        *err = WTAP_ERR_UNSUPPORTED;
-        *err_info = g_strdup("etl: an .etl file needs random access; it cannot be read from a "
-                             "pipe (save it to a file first)");
-        return WTAP_OPEN_ERROR;
-    }
-    if (file_iscompressed(wth->fh)) {
-        *err = WTAP_ERR_UNSUPPORTED;
-        *err_info = g_strdup("etl: compressed (gzip/zstd/lz4) .etl files are not supported; "
-                             "decompress the file first");
-        return WTAP_OPEN_ERROR;
-    }
-    size = wtap_file_size(wth, err);
-    if (size < 0)
-        return WTAP_OPEN_ERROR;
-
     f = g_new0(etls_file, 1);
     f->seq.fh = wth->fh;
     memset(&e, 0, sizeof e);
-    st = etl_reader_open_io(&etls_io_ops, &f->seq, (uint64_t)size, NULL, &f->reader, &e);
+    if (wth->ispipe || file_iscompressed(wth->fh)) {
+        /* No random access (standard input) or no known size (gzip/zstd/lz4 read through
+         * wiretap's decompressing FILE_T): hold the whole trace in memory, within a bound. */
+        if (!etls_slurp(wth->fh, probe, sizeof probe, &f->memory, err, err_info)) {
+            etls_file_release(f);
+            g_free(f);
+            return WTAP_OPEN_ERROR;
+        }
+        st = etl_reader_open_memory(f->memory->data, f->memory->len, NULL, &f->reader, &e);
+    } else {
+        size = wtap_file_size(wth, err);
+        if (size < 0) {
+            g_free(f);
+            return WTAP_OPEN_ERROR;
+        }
+        st = etl_reader_open_io(&etls_io_ops, &f->seq, (uint64_t)size, NULL, &f->reader, &e);
+    }
     if (st != ETL_OK) {
         f->reader = NULL;
         if (st == ETL_ERR_NOT_ETL) {
@@ -484,7 +535,7 @@ etls_open(wtap *wth, int *err, char **err_info)
         g_free(f);
         return WTAP_OPEN_ERROR;
     }
-    if (wth->random_fh != NULL) {
+    if (wth->random_fh != NULL && f->memory == NULL) {
         f->rnd.fh = wth->random_fh;
         etl_reader_set_random_io(f->reader, &etls_io_ops, &f->rnd);
     }

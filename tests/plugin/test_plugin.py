@@ -8,7 +8,7 @@ against the corpus's expected.json (counts found by an independent scanner).
                    --dissector build/plugins/4.0/epan/etl_dissector.so \
                    --captures ../shared/captures  TEST [TEST ...]
 
-TEST is one of: open empty formats providers twopass capinfos malformed damage gui all.
+TEST is one of: open empty formats providers twopass inputs capinfos malformed damage gui all.
 
 Wireshark ignores WIRESHARK_PLUGIN_DIR (and the personal plugin folder) when run by root, so
 as root the tools run as an unprivileged user (created with `useradd -m etlsharktest` when
@@ -23,7 +23,7 @@ Python 3 standard library only.
 
 import argparse
 import datetime
-import grp
+import gzip
 import hashlib
 import json
 import os
@@ -127,10 +127,16 @@ class Env:
             kw.update(user=self.as_user.pw_uid, group=self.as_user.pw_gid, extra_groups=[])
         return kw
 
-    def run(self, cmd, timeout=600, check=True):
+    def run(self, cmd, timeout=600, check=True, stdin_path=None):
         """Run a tool; return (rc, stdout, stderr) as text."""
         home = self.fresh_home()
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout, **self.popen_kwargs(home))
+        stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+        try:
+            p = subprocess.run(cmd, capture_output=True, timeout=timeout, stdin=stdin,
+                               **self.popen_kwargs(home))
+        finally:
+            if stdin_path:
+                stdin.close()
         out = p.stdout.decode("utf-8", "replace")
         err = p.stderr.decode("utf-8", "replace")
         if check and p.returncode != 0:
@@ -435,6 +441,28 @@ def _capinfos(env, name, machine):
     return info
 
 
+def test_inputs(env):
+    """Input without random access or known size: a trace on standard input and a gzip-compressed
+    trace read exactly like the plain file (same frames, same bytes)."""
+    names = [n for n in ("tx_HTTP_Server_manifest.etl", "perfview_smallEtlFile_32bit_compressed.etl",
+                         "etlparser_AMSITrace_tracelogging.etl") if n in env.expected] or nonempty(env)[:2]
+    for name in names:
+        records = env.expected[name]["records"]
+        plain, n_plain, _ = env.run_hash([env.args.tshark, "-r", env.capture(name), "-V", "-x"])
+        gz = os.path.join(env.root, name + ".gz")
+        with open(env.capture(name), "rb") as src, gzip.open(gz, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.chmod(gz, 0o644)
+        zipped, n_zipped, _ = env.run_hash([env.args.tshark, "-r", gz, "-V", "-x"])
+        check(zipped == plain, f"{name}.gz: output differs from the plain file ({n_zipped} vs {n_plain} bytes)")
+        _, out, err = env.run([env.args.tshark, "-r", "-", "-T", "fields", "-e", "frame.protocols",
+                               "-e", "etl.header_type"], stdin_path=env.capture(name))
+        rows = out.splitlines()
+        check(len(rows) == records and all(r.startswith("etl\t0x") for r in rows),
+              f"{name} on standard input: {len(rows)} frames (expected {records}); {err.strip()[:300]}")
+        print(f"  ok {name}: gzip output identical ({n_plain} bytes), stdin {len(rows)} frames")
+
+
 def test_capinfos(env):
     """capinfos names the file type and encapsulation (long and short names) and counts the
     records."""
@@ -723,6 +751,7 @@ TESTS = {
     "twopass": test_twopass,
     "capinfos": test_capinfos,
     "gui": test_gui,
+    "inputs": test_inputs,
     "malformed": test_malformed,
     "damage": test_damage,
 }
