@@ -1,0 +1,742 @@
+/* manifest.c - read instrumentation manifests into the model of manifest.h.
+ *
+ * One pass of GMarkup callbacks fills growable arrays per provider; names that point elsewhere
+ * (an event's task, opcode, level, channel, keywords and template, a property's length or
+ * count naming another property, "$(string.X)" messages) are resolved when the document has
+ * been read, because the string table comes last and declarations may follow their use. */
+#include "manifest.h"
+
+#include <glib.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "error.h"
+#include "etl_format.h"
+
+struct etl_manifest {
+    GStringChunk *strings;
+    GArray *providers; /* etl_mf_provider */
+};
+
+/* ---- builders --------------------------------------------------------------------------- */
+
+typedef struct prop_build {
+    etl_mf_property p;
+    const char *length_name; /* resolved to length_ref at the end of the template */
+    const char *count_name;
+} prop_build;
+
+typedef struct event_build {
+    etl_mf_event e;
+    const char *level, *task, *opcode, *channel, *keywords; /* names as written */
+} event_build;
+
+typedef struct provider_build {
+    etl_mf_provider p;
+    GArray *events, *templates, *maps, *tasks, *opcodes, *levels, *keywords, *channels;
+    uint32_t next_channel_value; /* channels without a value get 16, 17, ... as mc.exe assigns */
+} provider_build;
+
+typedef struct parse_state {
+    etl_manifest *m;
+    const char *origin;
+    GMarkupParseContext *ctx;
+    GArray *providers;       /* provider_build */
+    provider_build *prov;    /* the <provider> being read, or NULL */
+    GArray *props;           /* prop_build of the <template> being read, or NULL */
+    const char *tid;
+    GArray *map_entries;     /* entries of the <valueMap>/<bitMap> being read, or NULL */
+    etl_mf_map cur_map;
+    bool in_task;
+    uint16_t cur_task;
+    int in_userdata; /* inside a template's <UserData>: free-form XML, not properties */
+    int struct_stack[ETL_MF_MAX_STRUCT_DEPTH];
+    int struct_depth;
+    /* localization: the en-US table wins; the first table seen serves otherwise */
+    GHashTable *strings_en, *strings_any;
+    bool in_en_table, in_any_table, any_table_taken;
+} parse_state;
+
+#define MF_ERROR g_quark_from_static_string("etl-manifest")
+
+static const char *keep(parse_state *st, const char *s)
+{
+    return s ? g_string_chunk_insert_const(st->m->strings, s) : NULL;
+}
+
+static const char *attr(const char **names, const char **values, const char *want)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], want) == 0)
+            return values[i];
+    return NULL;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    guint64 v = g_ascii_strtoull(s, &end, 0);
+    while (*end == ' ')
+        end++;
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* A semantic error from a callback.  GMarkup calls back once it has read the character after
+ * the tag's '>', so the line where the tag ends is the current one, or the one before when that
+ * character was the newline; etl_manifest_parse adds the origin and that line. */
+static void fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void fail(GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error_literal(error, MF_ERROR, 1, msg);
+    g_free(msg);
+}
+
+/* ---- type names ------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    uint16_t value;
+} in_types[] = {
+    {"win:UnicodeString", 1}, {"win:AnsiString", 2}, {"win:Int8", 3}, {"win:UInt8", 4}, {"win:Int16", 5},
+    {"win:UInt16", 6}, {"win:Int32", 7}, {"win:UInt32", 8}, {"win:Int64", 9}, {"win:UInt64", 10},
+    {"win:Float", 11}, {"win:Double", 12}, {"win:Boolean", 13}, {"win:Binary", 14}, {"win:GUID", 15},
+    {"win:Pointer", 16}, {"win:FILETIME", 17}, {"win:SYSTEMTIME", 18}, {"win:SID", 19}, {"win:HexInt32", 20},
+    {"win:HexInt64", 21}, {"win:CountedUnicodeString", 22}, {"win:CountedAnsiString", 23},
+    {"win:CountedBinary", 25},
+    /* older trace: aliases PerfView also accepts */
+    {"trace:SizeT", 16}, {"trace:Port", 6}, {"trace:IPAddrV4", 8}, {"trace:IPAddrV6", 14}, {"trace:WmiTime", 9},
+};
+
+static const struct {
+    const char *name;
+    uint16_t value;
+} out_types[] = {
+    {"xs:string", 1}, {"xs:dateTime", 2}, {"xs:byte", 3}, {"xs:unsignedByte", 4}, {"xs:short", 5},
+    {"xs:unsignedShort", 6}, {"xs:int", 7}, {"xs:unsignedInt", 8}, {"xs:long", 9}, {"xs:unsignedLong", 10},
+    {"xs:float", 11}, {"xs:double", 12}, {"xs:boolean", 13}, {"xs:GUID", 14}, {"xs:hexBinary", 15},
+    {"win:HexInt8", 16}, {"win:HexInt16", 17}, {"win:HexInt32", 18}, {"win:HexInt64", 19}, {"win:PID", 20},
+    {"win:TID", 21}, {"win:Port", 22}, {"win:IPv4", 23}, {"win:IPv6", 24}, {"win:SocketAddress", 25},
+    {"win:CIMDateTime", 26}, {"win:ETWTIME", 27}, {"win:Xml", 28}, {"win:ErrorCode", 29},
+    {"win:Win32Error", 30}, {"win:NTSTATUS", 31}, {"win:HResult", 32}, {"win:DateTimeCultureInsensitive", 33},
+    {"win:Json", 34}, {"win:Utf8", 35}, {"win:Pkcs7WithTypeInfo", 36}, {"win:CodePointer", 37},
+    {"win:DateTimeUtc", 38},
+};
+
+uint16_t etl_mf_in_type(const char *name)
+{
+    for (size_t i = 0; name && i < G_N_ELEMENTS(in_types); i++)
+        if (strcmp(in_types[i].name, name) == 0)
+            return in_types[i].value;
+    return 0;
+}
+
+uint16_t etl_mf_out_type(const char *name)
+{
+    for (size_t i = 0; name && i < G_N_ELEMENTS(out_types); i++)
+        if (strcmp(out_types[i].name, name) == 0)
+            return out_types[i].value;
+    return 0;
+}
+
+/* The standard names of winmeta.xml, with the display text TDH gives them. */
+static const struct {
+    const char *name;
+    uint8_t value;
+    const char *display;
+} std_levels[] = {{"win:LogAlways", 0, "Log Always"}, {"win:Critical", 1, "Critical"}, {"win:Error", 2, "Error"},
+                  {"win:Warning", 3, "Warning"},      {"win:Informational", 4, "Information"},
+                  {"win:Verbose", 5, "Verbose"}},
+  std_opcodes[] = {{"win:Info", 0, "Info"},         {"win:Start", 1, "Start"},   {"win:Stop", 2, "Stop"},
+                   {"win:DC_Start", 3, "DCStart"},  {"win:DC_Stop", 4, "DCStop"}, {"win:Extension", 5, "Extension"},
+                   {"win:Reply", 6, "Reply"},       {"win:Resume", 7, "Resume"}, {"win:Suspend", 8, "Suspend"},
+                   {"win:Send", 9, "Send"},         {"win:Receive", 240, "Receive"}},
+  std_channels[] = {{"TraceClassic", 0, "TraceClassic"}, {"System", 8, "System"}, {"Application", 9, "Application"},
+                    {"Security", 10, "Security"},        {"TraceLogging", 11, "TraceLogging"},
+                    {"ProviderMetadata", 12, "ProviderMetadata"}};
+
+/* ---- element handlers ------------------------------------------------------------------- */
+
+static void named_add(parse_state *st, GArray *arr, const char **n, const char **v, const char *value_attr,
+                      GError **error)
+{
+    etl_mf_named x = {0};
+    uint64_t val = 0;
+    const char *vs = attr(n, v, value_attr);
+    x.name = keep(st, attr(n, v, "name"));
+    x.display = keep(st, attr(n, v, "message")); /* "$(string.X)": resolved at the end */
+    if (!x.name) {
+        fail(error, "<%s> without a name", value_attr);
+        return;
+    }
+    if (vs && !parse_u64(vs, &val)) {
+        fail(error, "value \"%s\" is not a number", vs);
+        return;
+    }
+    x.value = val;
+    if (st->in_task && arr == st->prov->opcodes) {
+        x.task_scoped = true;
+        x.task = st->cur_task;
+    }
+    g_array_append_val(arr, x);
+}
+
+static void on_property(parse_state *st, const char *element, const char **n, const char **v, GError **error)
+{
+    prop_build b = {0};
+    bool is_struct = strcmp(element, "struct") == 0;
+    if (st->props->len >= ETL_MF_MAX_PROPERTIES) {
+        fail(error, "template %s has more properties than the decoder accepts (ETL_MF_MAX_PROPERTIES)", st->tid ? st->tid : "(no tid)");
+        return;
+    }
+    b.p.name = keep(st, attr(n, v, "name"));
+    b.p.is_struct = is_struct;
+    b.p.length_ref = b.p.count_ref = ETL_MF_NO_REF;
+    if (!is_struct) {
+        const char *it = attr(n, v, "inType");
+        b.p.in_type = etl_mf_in_type(it); /* 0: unknown type, decoded as a placeholder */
+        b.p.out_type = etl_mf_out_type(attr(n, v, "outType"));
+        b.p.map_name = keep(st, attr(n, v, "map"));
+    }
+    const char *len = attr(n, v, "length"), *cnt = attr(n, v, "count");
+    uint64_t x;
+    if (len) {
+        b.p.has_length = true;
+        if (parse_u64(len, &x) && x <= 0xFFFF)
+            b.p.length = (uint16_t)x;
+        else
+            b.length_name = keep(st, len);
+    }
+    if (cnt) {
+        b.p.has_count = true;
+        if (parse_u64(cnt, &x) && x <= 0xFFFF)
+            b.p.count = (uint16_t)x;
+        else
+            b.count_name = keep(st, cnt);
+    }
+    /* a direct member of the innermost open struct */
+    if (st->struct_depth > 0)
+        g_array_index(st->props, prop_build, st->struct_stack[st->struct_depth - 1]).p.member_count++;
+    g_array_append_val(st->props, b);
+    if (is_struct) {
+        if (st->struct_depth >= (int)ETL_MF_MAX_STRUCT_DEPTH) {
+            fail(error, "structs nested deeper than the decoder accepts in template %s", st->tid ? st->tid : "(no tid)");
+            return;
+        }
+        st->struct_stack[st->struct_depth++] = (int)st->props->len - 1;
+    }
+}
+
+static void on_start(GMarkupParseContext *ctx, const char *element, const char **n, const char **v, gpointer data,
+                     GError **error)
+{
+    parse_state *st = data;
+    (void)ctx;
+    if (strcmp(element, "provider") == 0) {
+        provider_build pb = {0};
+        const char *g = attr(n, v, "guid");
+        if (!g || !etl_parse_guid(g, &pb.p.guid)) {
+            fail(error, "provider guid \"%s\" is not a GUID", g ? g : "(missing)");
+            return;
+        }
+        pb.p.name = keep(st, attr(n, v, "name"));
+        pb.p.source = keep(st, st->origin);
+        pb.events = g_array_new(FALSE, TRUE, sizeof(event_build));
+        pb.templates = g_array_new(FALSE, TRUE, sizeof(etl_mf_template));
+        pb.maps = g_array_new(FALSE, TRUE, sizeof(etl_mf_map));
+        pb.tasks = g_array_new(FALSE, TRUE, sizeof(etl_mf_named));
+        pb.opcodes = g_array_new(FALSE, TRUE, sizeof(etl_mf_named));
+        pb.levels = g_array_new(FALSE, TRUE, sizeof(etl_mf_named));
+        pb.keywords = g_array_new(FALSE, TRUE, sizeof(etl_mf_named));
+        pb.channels = g_array_new(FALSE, TRUE, sizeof(etl_mf_named));
+        pb.next_channel_value = 16;
+        g_array_append_val(st->providers, pb);
+        st->prov = &g_array_index(st->providers, provider_build, st->providers->len - 1);
+        return;
+    }
+    if (strcmp(element, "resources") == 0) {
+        const char *culture = attr(n, v, "culture");
+        st->in_en_table = culture && g_ascii_strcasecmp(culture, "en-US") == 0;
+        st->in_any_table = !st->any_table_taken;
+        st->any_table_taken = true;
+        return;
+    }
+    if (strcmp(element, "string") == 0 && (st->in_en_table || st->in_any_table)) {
+        const char *id = attr(n, v, "id"), *val = attr(n, v, "value");
+        if (id && val)
+            g_hash_table_insert(st->in_en_table ? st->strings_en : st->strings_any, (gpointer)keep(st, id),
+                                (gpointer)keep(st, val));
+        return;
+    }
+    provider_build *p = st->prov;
+    if (!p)
+        return;
+    if (st->in_userdata || strcmp(element, "UserData") == 0) {
+        st->in_userdata++;
+        return;
+    }
+    if (strcmp(element, "event") == 0) {
+        event_build e = {0};
+        uint64_t x = 0;
+        const char *val = attr(n, v, "value");
+        if (!val || !parse_u64(val, &x) || x > 0xFFFF) {
+            fail(error, "event value \"%s\" is not a 16-bit number", val ? val : "(missing)");
+            return;
+        }
+        e.e.id = (uint16_t)x;
+        x = 0;
+        const char *ver = attr(n, v, "version");
+        if (ver && (!parse_u64(ver, &x) || x > 0xFF)) {
+            fail(error, "event version \"%s\" is not an 8-bit number", ver);
+            return;
+        }
+        e.e.version = (uint8_t)x;
+        e.e.symbol = keep(st, attr(n, v, "symbol"));
+        e.e.template_tid = keep(st, attr(n, v, "template"));
+        e.e.message = keep(st, attr(n, v, "message"));
+        e.level = keep(st, attr(n, v, "level"));
+        e.task = keep(st, attr(n, v, "task"));
+        e.opcode = keep(st, attr(n, v, "opcode"));
+        e.channel = keep(st, attr(n, v, "channel"));
+        e.keywords = keep(st, attr(n, v, "keywords"));
+        int line = 0, ch = 0;
+        g_markup_parse_context_get_position(st->ctx, &line, &ch);
+        e.e.source_line = (uint32_t)line;
+        g_array_append_val(p->events, e);
+    } else if (strcmp(element, "template") == 0) {
+        st->tid = keep(st, attr(n, v, "tid"));
+        st->props = g_array_new(FALSE, TRUE, sizeof(prop_build));
+        st->struct_depth = 0;
+    } else if ((strcmp(element, "data") == 0 || strcmp(element, "struct") == 0) && st->props) {
+        on_property(st, element, n, v, error);
+    } else if (strcmp(element, "valueMap") == 0 || strcmp(element, "bitMap") == 0) {
+        memset(&st->cur_map, 0, sizeof st->cur_map);
+        st->cur_map.name = keep(st, attr(n, v, "name"));
+        st->cur_map.is_bitmap = element[0] == 'b';
+        st->map_entries = g_array_new(FALSE, TRUE, sizeof(etl_mf_map_entry));
+    } else if (strcmp(element, "map") == 0 && st->map_entries) {
+        etl_mf_map_entry me = {0};
+        const char *val = attr(n, v, "value");
+        if (!parse_u64(val, &me.value)) {
+            fail(error, "map value \"%s\" is not a number", val ? val : "(missing)");
+            return;
+        }
+        me.text = keep(st, attr(n, v, "message"));
+        g_array_append_val(st->map_entries, me);
+    } else if (strcmp(element, "task") == 0) {
+        named_add(st, p->tasks, n, v, "value", error);
+        st->in_task = true;
+        st->cur_task = p->tasks->len ? (uint16_t)g_array_index(p->tasks, etl_mf_named, p->tasks->len - 1).value : 0;
+    } else if (strcmp(element, "opcode") == 0) {
+        named_add(st, p->opcodes, n, v, "value", error);
+    } else if (strcmp(element, "level") == 0) {
+        named_add(st, p->levels, n, v, "value", error);
+    } else if (strcmp(element, "keyword") == 0) {
+        named_add(st, p->keywords, n, v, "mask", error);
+    } else if (strcmp(element, "channel") == 0 || strcmp(element, "importChannel") == 0) {
+        etl_mf_named c = {0};
+        const char *name = attr(n, v, "name"), *chid = attr(n, v, "chid"), *val = attr(n, v, "value");
+        uint64_t x = 0;
+        c.name = keep(st, chid ? chid : name); /* events refer to a channel by chid when it has one */
+        c.display = keep(st, name);
+        if (val && parse_u64(val, &x)) {
+            c.value = x;
+        } else if (element[0] == 'i') {
+            for (size_t i = 0; name && i < G_N_ELEMENTS(std_channels); i++)
+                if (strcmp(std_channels[i].name, name) == 0)
+                    c.value = std_channels[i].value;
+        } else {
+            c.value = p->next_channel_value++;
+        }
+        g_array_append_val(p->channels, c);
+    }
+}
+
+static void on_end(GMarkupParseContext *ctx, const char *element, gpointer data, GError **error)
+{
+    parse_state *st = data;
+    (void)ctx;
+    if (st->in_userdata) {
+        st->in_userdata--;
+        return;
+    }
+    if (strcmp(element, "provider") == 0) {
+        st->prov = NULL;
+    } else if (strcmp(element, "struct") == 0 && st->props && st->struct_depth > 0) {
+        st->struct_depth--;
+    } else if (strcmp(element, "template") == 0 && st->props && st->prov) {
+        /* length= and count= naming another property: the nearest earlier one of that name */
+        for (guint i = 0; i < st->props->len; i++) {
+            prop_build *b = &g_array_index(st->props, prop_build, i);
+            for (int which = 0; which < 2; which++) {
+                const char *want = which ? b->count_name : b->length_name;
+                if (!want)
+                    continue;
+                uint16_t ref = ETL_MF_NO_REF;
+                for (guint k = i; k-- > 0;)
+                    if (g_array_index(st->props, prop_build, k).p.name &&
+                        strcmp(g_array_index(st->props, prop_build, k).p.name, want) == 0) {
+                        ref = (uint16_t)k;
+                        break;
+                    }
+                if (ref == ETL_MF_NO_REF) {
+                    fail(error, "a length or count names \"%s\", which no earlier property of the template is", want);
+                    return;
+                }
+                if (which)
+                    b->p.count_ref = ref;
+                else
+                    b->p.length_ref = ref;
+            }
+        }
+        etl_mf_template t = {0};
+        t.tid = st->tid;
+        t.prop_count = st->props->len;
+        t.props = g_new0(etl_mf_property, t.prop_count ? t.prop_count : 1);
+        for (guint i = 0; i < st->props->len; i++)
+            t.props[i] = g_array_index(st->props, prop_build, i).p;
+        g_array_append_val(st->prov->templates, t);
+        g_array_free(st->props, TRUE);
+        st->props = NULL;
+    } else if ((strcmp(element, "valueMap") == 0 || strcmp(element, "bitMap") == 0) && st->map_entries && st->prov) {
+        st->cur_map.entry_count = st->map_entries->len;
+        st->cur_map.entries = (etl_mf_map_entry *)(void *)g_array_free(st->map_entries, FALSE);
+        g_array_append_val(st->prov->maps, st->cur_map);
+        st->map_entries = NULL;
+    } else if (strcmp(element, "task") == 0) {
+        st->in_task = false;
+    } else if (strcmp(element, "resources") == 0) {
+        st->in_en_table = st->in_any_table = false;
+    }
+}
+
+/* ---- resolution after the whole document ------------------------------------------------ */
+
+static const char *resolve_string(parse_state *st, const char *s)
+{
+    if (!s || strncmp(s, "$(string.", 9) != 0)
+        return s;
+    size_t len = strlen(s);
+    if (len < 11 || s[len - 1] != ')')
+        return s;
+    char *id = g_strndup(s + 9, len - 10);
+    const char *v = g_hash_table_lookup(st->strings_en, id);
+    if (!v)
+        v = g_hash_table_lookup(st->strings_any, id);
+    g_free(id);
+    return v; /* NULL when the table lacks it: callers fall back to the name */
+}
+
+/* Display text: the message string when there is one, else the name without "win:". */
+static void resolve_display(parse_state *st, GArray *arr)
+{
+    for (guint i = 0; i < arr->len; i++) {
+        etl_mf_named *x = &g_array_index(arr, etl_mf_named, i);
+        const char *d = resolve_string(st, x->display);
+        if (!d)
+            d = x->name && strncmp(x->name, "win:", 4) == 0 ? x->name + 4 : x->name;
+        x->display = d ? keep(st, g_strstrip(g_strdup(d))) : NULL;
+    }
+}
+
+static const etl_mf_named *find_named(GArray *arr, const char *name, bool want_task, uint16_t task)
+{
+    const etl_mf_named *fallback = NULL;
+    for (guint i = 0; name && i < arr->len; i++) {
+        const etl_mf_named *x = &g_array_index(arr, etl_mf_named, i);
+        if (!x->name || strcmp(x->name, name) != 0)
+            continue;
+        if (!want_task || !x->task_scoped || x->task == task) {
+            if (!x->task_scoped || (want_task && x->task == task))
+                return x;
+            fallback = x;
+        }
+    }
+    return fallback;
+}
+
+static char *trimmed(const char *s)
+{
+    return s ? g_strstrip(g_strdup(s)) : NULL;
+}
+
+static void finish_provider(parse_state *st, provider_build *pb)
+{
+    resolve_display(st, pb->tasks);
+    resolve_display(st, pb->opcodes);
+    resolve_display(st, pb->levels);
+    resolve_display(st, pb->keywords);
+    for (guint i = 0; i < pb->maps->len; i++) {
+        etl_mf_map *m = &g_array_index(pb->maps, etl_mf_map, i);
+        for (uint32_t k = 0; k < m->entry_count; k++) {
+            char *t = trimmed(resolve_string(st, m->entries[k].text));
+            m->entries[k].text = t ? keep(st, t) : NULL;
+            g_free(t);
+        }
+    }
+    for (guint i = 0; i < pb->events->len; i++) {
+        event_build *e = &g_array_index(pb->events, event_build, i);
+        const etl_mf_named *x;
+        /* task */
+        if ((x = find_named(pb->tasks, e->task, false, 0))) {
+            e->e.task = (uint16_t)x->value;
+            e->e.task_name = x->display;
+        }
+        /* opcode: one declared in the event's task first, then the provider's, then winmeta */
+        if ((x = find_named(pb->opcodes, e->opcode, true, e->e.task))) {
+            e->e.opcode = (uint8_t)x->value;
+            e->e.opcode_name = x->display;
+        } else {
+            for (size_t k = 0; e->opcode && k < G_N_ELEMENTS(std_opcodes); k++)
+                if (strcmp(std_opcodes[k].name, e->opcode) == 0) {
+                    e->e.opcode = std_opcodes[k].value;
+                    e->e.opcode_name = std_opcodes[k].display;
+                }
+        }
+        /* level */
+        if ((x = find_named(pb->levels, e->level, false, 0))) {
+            e->e.level = (uint8_t)x->value;
+            e->e.level_name = x->display;
+        } else {
+            for (size_t k = 0; e->level && k < G_N_ELEMENTS(std_levels); k++)
+                if (strcmp(std_levels[k].name, e->level) == 0) {
+                    e->e.level = std_levels[k].value;
+                    e->e.level_name = std_levels[k].display;
+                }
+        }
+        /* channel */
+        if ((x = find_named(pb->channels, e->channel, false, 0))) {
+            e->e.channel = (uint8_t)x->value;
+            e->e.channel_name = x->display;
+        }
+        /* keywords: space-separated names, OR-ed */
+        if (e->keywords) {
+            char **names = g_strsplit_set(e->keywords, " \t\r\n", -1);
+            for (char **k = names; *k; k++)
+                if (**k && (x = find_named(pb->keywords, *k, false, 0)))
+                    e->e.keywords |= x->value;
+            g_strfreev(names);
+        }
+        /* template */
+        for (guint k = 0; e->e.template_tid && k < pb->templates->len; k++)
+            if (strcmp(g_array_index(pb->templates, etl_mf_template, k).tid, e->e.template_tid) == 0)
+                e->e.tmpl = &g_array_index(pb->templates, etl_mf_template, k);
+        if (e->e.message) {
+            char *t = trimmed(resolve_string(st, e->e.message));
+            e->e.message = t ? keep(st, t) : NULL;
+            g_free(t);
+        }
+    }
+}
+
+/* Move a provider's growable arrays into the plain model (the arrays' memory is kept). */
+static void seal_provider(provider_build *pb, etl_mf_provider *out)
+{
+    *out = pb->p;
+    out->event_count = pb->events->len;
+    out->events = g_new0(etl_mf_event, out->event_count ? out->event_count : 1);
+    for (guint i = 0; i < pb->events->len; i++)
+        out->events[i] = g_array_index(pb->events, event_build, i).e;
+    g_array_free(pb->events, TRUE);
+    out->template_count = pb->templates->len;
+    /* g_array_free(.., FALSE) hands over the array's own memory, so the events' template
+     * pointers stay valid */
+    out->templates = (etl_mf_template *)(void *)g_array_free(pb->templates, FALSE);
+    out->map_count = pb->maps->len;
+    out->maps = (etl_mf_map *)(void *)g_array_free(pb->maps, FALSE);
+#define SEAL(field, count)           \
+    out->count = pb->field->len; \
+    out->field = (etl_mf_named *)(void *)g_array_free(pb->field, FALSE)
+    SEAL(tasks, task_count);
+    SEAL(opcodes, opcode_count);
+    SEAL(levels, level_count);
+    SEAL(keywords, keyword_count);
+    SEAL(channels, channel_count);
+#undef SEAL
+}
+
+static void free_provider(etl_mf_provider *p)
+{
+    for (uint32_t i = 0; i < p->template_count; i++)
+        g_free(p->templates[i].props);
+    for (uint32_t i = 0; i < p->map_count; i++)
+        g_free(p->maps[i].entries);
+    g_free(p->events);
+    g_free(p->templates);
+    g_free(p->maps);
+    g_free(p->tasks);
+    g_free(p->opcodes);
+    g_free(p->levels);
+    g_free(p->keywords);
+    g_free(p->channels);
+}
+
+static void free_build(provider_build *pb)
+{
+    if (pb->events) {
+        for (guint i = 0; i < pb->templates->len; i++)
+            g_free(g_array_index(pb->templates, etl_mf_template, i).props);
+        for (guint i = 0; i < pb->maps->len; i++)
+            g_free(g_array_index(pb->maps, etl_mf_map, i).entries);
+        g_array_free(pb->events, TRUE);
+        g_array_free(pb->templates, TRUE);
+        g_array_free(pb->maps, TRUE);
+        g_array_free(pb->tasks, TRUE);
+        g_array_free(pb->opcodes, TRUE);
+        g_array_free(pb->levels, TRUE);
+        g_array_free(pb->keywords, TRUE);
+        g_array_free(pb->channels, TRUE);
+    }
+}
+
+/* ---- entry points ----------------------------------------------------------------------- */
+
+etl_status etl_manifest_parse(const char *xml, size_t len, const char *origin, etl_manifest **out, etl_error *err)
+{
+    *out = NULL;
+    if (!xml)
+        return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
+    if (!origin)
+        origin = "(manifest)";
+    if (len > ETL_MF_MAX_FILE_SIZE)
+        return etl_fail(err, ETL_ERR_LIMIT, 0, "%s: %zu bytes is more than a manifest may be (%u)", origin, len,
+                        ETL_MF_MAX_FILE_SIZE);
+    char *converted = NULL;
+    if (len >= 2 && (((uint8_t)xml[0] == 0xFF && (uint8_t)xml[1] == 0xFE) ||
+                     ((uint8_t)xml[0] == 0xFE && (uint8_t)xml[1] == 0xFF))) {
+        gsize n = 0;
+        GError *ge = NULL;
+        converted = g_convert(xml + 2, (gssize)(len - 2), "UTF-8", (uint8_t)xml[0] == 0xFF ? "UTF-16LE" : "UTF-16BE",
+                              NULL, &n, &ge);
+        if (!converted) {
+            etl_status s = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s: not valid UTF-16: %s", origin, ge->message);
+            g_error_free(ge);
+            return s;
+        }
+        xml = converted;
+        len = n;
+    } else if (len >= 3 && (uint8_t)xml[0] == 0xEF && (uint8_t)xml[1] == 0xBB && (uint8_t)xml[2] == 0xBF) {
+        xml += 3;
+        len -= 3;
+    }
+    /* The <?xml ...?> declaration goes to GMarkup's passthrough handler, which is unset. */
+    etl_manifest *m = g_new0(etl_manifest, 1);
+    m->strings = g_string_chunk_new(4096);
+    m->providers = g_array_new(FALSE, TRUE, sizeof(etl_mf_provider));
+    parse_state st = {0};
+    st.m = m;
+    st.origin = origin;
+    st.providers = g_array_new(FALSE, TRUE, sizeof(provider_build));
+    st.strings_en = g_hash_table_new(g_str_hash, g_str_equal);
+    st.strings_any = g_hash_table_new(g_str_hash, g_str_equal);
+    static const GMarkupParser parser = {on_start, on_end, NULL, NULL, NULL};
+    st.ctx = g_markup_parse_context_new(&parser, 0, &st, NULL);
+    GError *ge = NULL;
+    gboolean ok = g_markup_parse_context_parse(st.ctx, xml, (gssize)len, &ge) &&
+                  g_markup_parse_context_end_parse(st.ctx, &ge);
+    etl_status status = ETL_OK;
+    if (!ok) {
+        int line = 0, ch = 0;
+        g_markup_parse_context_get_position(st.ctx, &line, &ch);
+        if (ge && ge->domain == MF_ERROR) {
+            if (ch <= 1 && line > 1)
+                line--;
+            status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d: %s", origin, line, ge->message);
+        } else {
+            status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d:%d: %s", origin, line, ch, ge ? ge->message : "parse error");
+        }
+        if (ge)
+            g_error_free(ge);
+    } else if (st.providers->len == 0) {
+        status = etl_fail(err, ETL_ERR_NOT_FOUND, 0, "%s: no <provider> in this manifest", origin);
+    }
+    if (st.props) {
+        g_array_free(st.props, TRUE);
+        st.props = NULL;
+    }
+    if (st.map_entries)
+        g_array_free(st.map_entries, TRUE);
+    for (guint i = 0; i < st.providers->len; i++) {
+        provider_build *pb = &g_array_index(st.providers, provider_build, i);
+        if (status == ETL_OK) {
+            finish_provider(&st, pb);
+            etl_mf_provider sealed;
+            seal_provider(pb, &sealed);
+            g_array_append_val(m->providers, sealed);
+        } else {
+            free_build(pb);
+        }
+    }
+    g_array_free(st.providers, TRUE);
+    g_hash_table_destroy(st.strings_en);
+    g_hash_table_destroy(st.strings_any);
+    g_markup_parse_context_free(st.ctx);
+    g_free(converted);
+    if (status != ETL_OK) {
+        etl_manifest_free(m);
+        return status;
+    }
+    *out = m;
+    return ETL_OK;
+}
+
+etl_status etl_manifest_load_file(const char *path, etl_manifest **out, etl_error *err)
+{
+    gchar *data = NULL;
+    gsize len = 0;
+    GError *ge = NULL;
+    *out = NULL;
+    if (!g_file_get_contents(path, &data, &len, &ge)) {
+        etl_status s = etl_fail(err, ETL_ERR_IO, 0, "%s: %s", path, ge->message);
+        g_error_free(ge);
+        return s;
+    }
+    etl_status s = etl_manifest_parse(data, len, path, out, err);
+    g_free(data);
+    return s;
+}
+
+void etl_manifest_free(etl_manifest *m)
+{
+    if (!m)
+        return;
+    for (guint i = 0; i < m->providers->len; i++)
+        free_provider(&g_array_index(m->providers, etl_mf_provider, i));
+    g_array_free(m->providers, TRUE);
+    g_string_chunk_free(m->strings);
+    g_free(m);
+}
+
+uint32_t etl_manifest_provider_count(const etl_manifest *m)
+{
+    return m ? m->providers->len : 0;
+}
+
+const etl_mf_provider *etl_manifest_provider(const etl_manifest *m, uint32_t i)
+{
+    return m && i < m->providers->len ? &g_array_index(m->providers, etl_mf_provider, i) : NULL;
+}
+
+const etl_mf_event *etl_mf_find_event(const etl_mf_provider *p, uint16_t id, uint8_t version)
+{
+    for (uint32_t i = 0; p && i < p->event_count; i++)
+        if (p->events[i].id == id && p->events[i].version == version)
+            return &p->events[i];
+    return NULL;
+}
+
+const etl_mf_map *etl_mf_find_map(const etl_mf_provider *p, const char *name)
+{
+    for (uint32_t i = 0; p && name && i < p->map_count; i++)
+        if (p->maps[i].name && strcmp(p->maps[i].name, name) == 0)
+            return &p->maps[i];
+    return NULL;
+}
