@@ -178,7 +178,8 @@ def ensure_test_user():
     try:
         return pwd.getpwnam(TEST_USER)
     except KeyError:
-        subprocess.run(["useradd", "-m", TEST_USER], check=True)
+        # Tests run in parallel may race to create the user; whoever loses finds it made.
+        subprocess.run(["useradd", "-m", TEST_USER], capture_output=True)
         return pwd.getpwnam(TEST_USER)
 
 
@@ -500,8 +501,7 @@ def _gui_open(env, display, capture, settle):
     os.makedirs(cfg)
     with open(os.path.join(cfg, "recent_common"), "w") as f:
         f.write("gui.geometry_main_x: 0\ngui.geometry_main_y: 0\n"
-                "gui.geometry_main_width: 1280\ngui.geometry_main_height: 900\n"
-                "privs.warn_if_elevated: FALSE\n")
+                "gui.geometry_main_width: 1280\ngui.geometry_main_height: 900\n")
     if env.as_user:
         for dirpath, _, filenames in os.walk(home):
             os.chown(dirpath, env.as_user.pw_uid, env.as_user.pw_gid)
