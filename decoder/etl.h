@@ -347,12 +347,18 @@ bool etl_looks_like_etl(const uint8_t *data, size_t len);
 
 const etl_logfile *etl_reader_logfile(const etl_reader *r);
 const etl_stats *etl_reader_stats(const etl_reader *r);
+/* The pointer size the reader frames MESSAGE, ERROR and unknown records with (whose headers do
+ * not say): the logfile header's when it is 4, else 8.  Pass it to etl_frame_record to frame
+ * a record again exactly as the reader did. */
+uint8_t etl_reader_session_pointer_size(const etl_reader *r);
 
 /* Next record.  ETL_OK with *rec filled, ETL_END at the end, or an error when reading cannot go
  * on at all (I/O failure).  Damage is not an error here: see etl_reader_next_problem. */
 etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err);
 
-/* Pop the oldest queued damage report; false when none is queued. */
+/* Pop the oldest queued damage report; false when none is queued.  Reports become available as
+ * the records around the damage are delivered: damage found while opening (impossible buffer
+ * headers, a cut tail) comes with the first record of the buffer after it, or before ETL_END. */
 bool etl_reader_next_problem(etl_reader *r, etl_error *out);
 
 /* Read the record at `position` again (from a previous etl_reader_next).  Uses its own cache

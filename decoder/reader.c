@@ -79,6 +79,14 @@ struct etl_reader {
     int64_t last_ts;
 
     /* damage reports */
+    bool prescanning;
+    uint64_t defer_due;       /* while prescanning: the buffer a report waits for */
+    struct deferred {
+        uint64_t due;
+        bool released;
+        etl_error e;
+    } *deferred;
+    uint32_t ndeferred, deferred_cap;
     etl_error *probs;
     uint32_t prob_head, prob_count;
     uint64_t probs_dropped;
@@ -97,25 +105,76 @@ struct etl_reader {
 
 /* ---- damage reports ------------------------------------------------------------------------ */
 
+static void enqueue(etl_reader *r, const etl_error *e)
+{
+    if (r->prob_count >= MAX_QUEUED_PROBLEMS) {
+        r->probs_dropped++;
+        return;
+    }
+    r->probs[(r->prob_head + r->prob_count) % MAX_QUEUED_PROBLEMS] = *e;
+    r->prob_count++;
+}
+
+/* Count a problem and queue its report.  During the pre-scan the report is held back until
+ * the reader delivers records from the buffer that follows the damage (`defer_due`), so a
+ * consumer shows it beside the records around it rather than before the first record. */
 static void report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
     ETL_PRINTF(5, 6);
 static void report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
 {
     etl_reader *r = ctx;
+    etl_error e;
+    va_list ap;
     r->stats.problems++;
     r->stats.bytes_skipped += bytes_lost;
-    if (r->prob_count >= MAX_QUEUED_PROBLEMS) {
+    e.code = code;
+    e.offset = offset;
+    va_start(ap, fmt);
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    va_end(ap);
+    if (!r->prescanning) {
+        enqueue(r, &e);
+        return;
+    }
+    if (r->ndeferred >= MAX_QUEUED_PROBLEMS) {
         r->probs_dropped++;
         return;
     }
-    etl_error *e = &r->probs[(r->prob_head + r->prob_count) % MAX_QUEUED_PROBLEMS];
-    va_list ap;
-    e->code = code;
-    e->offset = offset;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    r->prob_count++;
+    if (r->ndeferred == r->deferred_cap) {
+        uint32_t n = r->deferred_cap ? r->deferred_cap * 2 : 16;
+        struct deferred *d = realloc(r->deferred, (size_t)n * sizeof *d);
+        if (!d) {
+            r->probs_dropped++;
+            return;
+        }
+        r->deferred = d;
+        r->deferred_cap = n;
+    }
+    r->deferred[r->ndeferred].due = r->defer_due;
+    r->deferred[r->ndeferred].released = false;
+    r->deferred[r->ndeferred].e = e;
+    r->ndeferred++;
+}
+
+/* Queue the held-back reports due with the buffer at `due` (UINT64_MAX: all that are left).
+ * The pre-scan walks forward, so `deferred` is sorted by due. */
+static void release_deferred(etl_reader *r, uint64_t due)
+{
+    uint32_t lo = 0, hi = r->ndeferred;
+    if (due != UINT64_MAX) {
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (r->deferred[mid].due < due)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    for (uint32_t i = lo; i < r->ndeferred && (due == UINT64_MAX || r->deferred[i].due == due); i++)
+        if (!r->deferred[i].released) {
+            r->deferred[i].released = true;
+            enqueue(r, &r->deferred[i].e);
+        }
 }
 
 static void report_nothing(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
@@ -349,6 +408,7 @@ static etl_status prescan(etl_reader *r, etl_error *err)
         uint8_t h[ETL_BUFFER_HEADER_SIZE];
         size_t got;
         if (off >= MAX_FILE_OFFSET) {
+            r->defer_due = UINT64_MAX;
             report(r, ETL_ERR_LIMIT, off, r->io.size - off, "file offset 0x%llx is past the 4 TiB the reader addresses; rest ignored",
                    (unsigned long long)off);
             break;
@@ -362,6 +422,7 @@ static etl_status prescan(etl_reader *r, etl_error *err)
         etl_buffer_header bh;
         etl_error herr;
         if (got < sizeof h) {
+            r->defer_due = UINT64_MAX;
             if (!zero)
                 report(r, ETL_ERR_TRUNCATED, off, got, "%zu bytes at the end of the file (offset 0x%llx) are too few for a buffer header; ignored",
                        got, (unsigned long long)off);
@@ -375,6 +436,7 @@ static etl_status prescan(etl_reader *r, etl_error *err)
                 return st;
             if (!(zero && all_zero)) {
                 r->stats.buffers_skipped++;
+                r->defer_due = next < r->io.size ? next : UINT64_MAX;
                 if (next < r->io.size)
                     report(r, ETL_ERR_CORRUPT, off, next - off,
                            "buffer header at 0x%llx: %s; skipped %llu bytes to the next valid buffer at 0x%llx",
@@ -418,6 +480,7 @@ static int cmp_ref(const void *a, const void *b)
 static etl_status load_ref(etl_reader *r, const struct buf_ref *ref, bool want_order, etl_buffer **out, etl_error *err)
 {
     *out = NULL;
+    release_deferred(r, ref->offset);
     etl_buffer *b = buffer_get(r);
     if (!b)
         return etl_fail(err, ETL_ERR_NOMEM, ref->offset, "no memory for a buffer");
@@ -522,8 +585,7 @@ static etl_status fill_record(etl_reader *r, const etl_buffer *b, uint32_t idx, 
     rec->cpu = b->hdr.cpu;
     rec->logger_id = b->hdr.logger_id;
     uint32_t stride;
-    uint8_t ps = r->lf.present && r->lf.pointer_size == 4 ? 4 : 8;
-    etl_status st = etl_frame_record(b->data + off, b->data_len - off, ps, rec, &stride, err);
+    etl_status st = etl_frame_record(b->data + off, b->data_len - off, etl_reader_session_pointer_size(r), rec, &stride, err);
     if (st != ETL_OK) /* the index only holds records that peeked fine, so this is a bug */
         return st == ETL_END ? etl_fail(err, ETL_ERR_CORRUPT, b->file_offset, "record vanished") : st;
     rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
@@ -548,8 +610,10 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
     etl_status st = fill_window(r, err);
     if (st != ETL_OK)
         return st;
-    if (r->nheap == 0)
+    if (r->nheap == 0) {
+        release_deferred(r, UINT64_MAX);
         return ETL_END;
+    }
     etl_buffer *b = r->heap[0];
     uint32_t idx = b->sorted || !b->order ? b->next : b->order[b->next];
     int64_t ts = b->index[idx].timestamp;
@@ -657,6 +721,7 @@ static void reader_free(etl_reader *r)
     free(r->heap);
     free(r->pool);
     free(r->bufs);
+    free(r->deferred);
     free(r->probs);
     if (r->fd >= 0)
         close(r->fd);
@@ -756,7 +821,9 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
     setup_clock(r);
     etl_buffer_free(first);
     free(first);
+    r->prescanning = true;
     st = prescan(r, err);
+    r->prescanning = false;
     if (st != ETL_OK) {
         reader_free(r);
         return st;
@@ -862,6 +929,11 @@ etl_status etl_reader_open_memory(const uint8_t *data, size_t size, const etl_op
 const etl_logfile *etl_reader_logfile(const etl_reader *r)
 {
     return &r->lf;
+}
+
+uint8_t etl_reader_session_pointer_size(const etl_reader *r)
+{
+    return r->lf.present && r->lf.pointer_size == 4 ? 4 : 8;
 }
 
 const etl_stats *etl_reader_stats(const etl_reader *r)
