@@ -443,7 +443,9 @@ static void resolve_display(parse_state *st, GArray *arr)
         const char *d = resolve_string(st, x->display);
         if (!d)
             d = x->name && strncmp(x->name, "win:", 4) == 0 ? x->name + 4 : x->name;
-        x->display = d ? keep(st, g_strstrip(g_strdup(d))) : NULL;
+        char *t = d ? g_strstrip(g_strdup(d)) : NULL;
+        x->display = keep(st, t);
+        g_free(t);
     }
 }
 
