@@ -1,0 +1,308 @@
+/* schema.h - the compiled schema: how one kind of event's payload is laid out, as a flat program
+ * of decode steps.
+ *
+ * Every schema source (TraceLogging metadata today; manifests, MOF classes and TRACE_EVENT_INFO
+ * later) compiles into the same shape, so nothing downstream knows where a schema came from.
+ * The shape is the one evtx uses for its compiled templates: the tree of fields is flattened
+ * once, when the schema is first seen, into a list of steps that the enumerator (fields.h)
+ * runs per event with a program counter and a small fixed stack - no recursion, no allocation,
+ * no re-parsing of metadata per event.
+ *
+ * Steps, in payload order:
+ *
+ *   VALUE          one value: in-type, out-type, name, tag and a size rule (fixed size, NUL
+ *                  terminated UTF-16 or 8-bit, u16 byte-count prefix, SID)
+ *   STRUCT_BEGIN   a group of `count` member fields (the members' steps follow), no bytes
+ *   STRUCT_END
+ *   ARRAY_BEGIN    the element program that follows (one VALUE, CUSTOM or STRUCT_BEGIN..END)
+ *                  repeats `count` times (COUNT_CONST) or as many times as a u16 read from the
+ *                  payload says (COUNT_U16); `match` is the index of the ARRAY_END
+ *   ARRAY_END
+ *   CUSTOM         u16 byte count + opaque bytes serialized by a custom protocol (Bond,
+ *                  protobuf...); the metadata's schema bytes are kept with the step
+ *   UNSUPPORTED    decoding cannot go on from here: the reason is kept with the step; the
+ *                  enumerator reports the rest of the payload as a placeholder
+ *
+ * A schema owns all its bytes: the steps, the names (NUL-terminated UTF-8), the custom schema
+ * bytes and the key it was cached under live in one block (in the cache's arena, or one
+ * allocation from etl_schema_builder_finish), so a schema pointer stays valid as long as the
+ * block does and reading one never touches the metadata it came from.
+ *
+ * Type numbers: in_type and out_type use the TDH numbering (TDH_INTYPE_* / TDH_OUTTYPE_*,
+ * etw-formats.md 8.1/8.2) whatever the source, so one formatter (value_format.h) renders them
+ * all.  TraceLogging in-types 1-25 are TDH's numbers; TraceLogging out-types are NOT (TlgOut
+ * 2 is STRING where TDH_OUTTYPE 2 is DATETIME, ...), so the TraceLogging compiler translates
+ * them and keeps the original in `raw_out`. */
+#ifndef ETL_SCHEMA_H
+#define ETL_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- named limits ----------------------------------------------------------------------- */
+
+/* Containers (structs and arrays together) open at once.  TraceLogging allows 127 members per
+ * struct but real events nest a few levels; 32 keeps the enumerator's stack small and the
+ * JSON writer's fixed nesting (64) out of reach. */
+#define ETL_SCHEMA_MAX_DEPTH 32u
+/* Fields (metadata entries, struct headers included) in one schema.  Windows tools stop at 128
+ * fields; the format allows about 16 K in 32 KiB of metadata. */
+#define ETL_SCHEMA_MAX_FIELDS 2048u
+/* Steps in one program: each field gives at most three (ARRAY_BEGIN, VALUE, ARRAY_END), plus
+ * the final UNSUPPORTED. */
+#define ETL_SCHEMA_MAX_STEPS (3u * ETL_SCHEMA_MAX_FIELDS + 1u)
+/* Bytes of schema metadata a source may hand the compiler (TraceLogging's own limit is 32767;
+ * manifest templates reuse this bound). */
+#define ETL_SCHEMA_MAX_METADATA 65535u
+/* Elements of one array run.  Counts are u16 in every format; the bound is stated so the
+ * enumerator's arithmetic can rely on it. */
+#define ETL_SCHEMA_MAX_ARRAY_COUNT 65535u
+/* Items one event may yield before the enumerator stops it with a placeholder.  Nested arrays
+ * of structs multiply; this keeps hostile input to bounded work per event. */
+#define ETL_FIELDS_MAX_ITEMS (1u << 20)
+
+/* ---- type numbers (TDH) ----------------------------------------------------------------- */
+
+enum {
+    ETL_IN_NULL = 0,
+    ETL_IN_UNICODESTRING = 1,
+    ETL_IN_ANSISTRING = 2,
+    ETL_IN_INT8 = 3,
+    ETL_IN_UINT8 = 4,
+    ETL_IN_INT16 = 5,
+    ETL_IN_UINT16 = 6,
+    ETL_IN_INT32 = 7,
+    ETL_IN_UINT32 = 8,
+    ETL_IN_INT64 = 9,
+    ETL_IN_UINT64 = 10,
+    ETL_IN_FLOAT = 11,
+    ETL_IN_DOUBLE = 12,
+    ETL_IN_BOOLEAN = 13, /* 4 bytes (BOOL32) */
+    ETL_IN_BINARY = 14,
+    ETL_IN_GUID = 15,
+    ETL_IN_POINTER = 16, /* TraceLogging: "unsupported", best effort by record bitness */
+    ETL_IN_FILETIME = 17,
+    ETL_IN_SYSTEMTIME = 18,
+    ETL_IN_SID = 19,
+    ETL_IN_HEXINT32 = 20,
+    ETL_IN_HEXINT64 = 21,
+    ETL_IN_COUNTEDSTRING = 22,     /* u16 byte count + UTF-16LE */
+    ETL_IN_COUNTEDANSISTRING = 23, /* u16 byte count + 8-bit */
+    ETL_IN_STRUCT = 24,            /* TraceLogging struct (TDH RESERVED24) */
+    ETL_IN_COUNTEDBINARY = 25      /* u16 byte count + bytes */
+};
+
+enum {
+    ETL_OUT_NULL = 0, /* the in-type's default */
+    ETL_OUT_STRING = 1,
+    ETL_OUT_DATETIME = 2,
+    ETL_OUT_BYTE = 3,
+    ETL_OUT_UNSIGNEDBYTE = 4,
+    ETL_OUT_SHORT = 5,
+    ETL_OUT_UNSIGNEDSHORT = 6,
+    ETL_OUT_INT = 7,
+    ETL_OUT_UNSIGNEDINT = 8,
+    ETL_OUT_LONG = 9,
+    ETL_OUT_UNSIGNEDLONG = 10,
+    ETL_OUT_FLOAT = 11,
+    ETL_OUT_DOUBLE = 12,
+    ETL_OUT_BOOLEAN = 13,
+    ETL_OUT_GUID = 14,
+    ETL_OUT_HEXBINARY = 15,
+    ETL_OUT_HEXINT8 = 16,
+    ETL_OUT_HEXINT16 = 17,
+    ETL_OUT_HEXINT32 = 18,
+    ETL_OUT_HEXINT64 = 19,
+    ETL_OUT_PID = 20,
+    ETL_OUT_TID = 21,
+    ETL_OUT_PORT = 22,
+    ETL_OUT_IPV4 = 23,
+    ETL_OUT_IPV6 = 24,
+    ETL_OUT_SOCKETADDRESS = 25,
+    ETL_OUT_CIMDATETIME = 26,
+    ETL_OUT_ETWTIME = 27,
+    ETL_OUT_XML = 28,
+    ETL_OUT_ERRORCODE = 29,
+    ETL_OUT_WIN32ERROR = 30,
+    ETL_OUT_NTSTATUS = 31,
+    ETL_OUT_HRESULT = 32,
+    ETL_OUT_CULTURE_INSENSITIVE_DATETIME = 33,
+    ETL_OUT_JSON = 34,
+    ETL_OUT_UTF8 = 35,
+    ETL_OUT_PKCS7_WITH_TYPE_INFO = 36,
+    ETL_OUT_CODE_POINTER = 37,
+    ETL_OUT_DATETIME_UTC = 38,
+    ETL_OUT_REDUCEDSTRING = 300,
+    ETL_OUT_NOPRINT = 301
+};
+
+/* "UNICODESTRING", ...; NULL for numbers without a name. */
+const char *etl_in_type_name(unsigned in_type);
+const char *etl_out_type_name(unsigned out_type);
+
+/* ---- the program ------------------------------------------------------------------------ */
+
+typedef enum etl_schema_op {
+    ETL_OP_VALUE = 0,
+    ETL_OP_STRUCT_BEGIN,
+    ETL_OP_STRUCT_END,
+    ETL_OP_ARRAY_BEGIN,
+    ETL_OP_ARRAY_END,
+    ETL_OP_CUSTOM,
+    ETL_OP_UNSUPPORTED
+} etl_schema_op;
+
+/* How many bytes a VALUE takes. */
+typedef enum etl_size_rule {
+    ETL_SIZE_FIXED = 0, /* `size` bytes */
+    ETL_SIZE_UTF16Z,    /* UTF-16LE up to and including a u16 NUL (or the end of the payload) */
+    ETL_SIZE_ANSIZ,     /* bytes up to and including a NUL (or the end of the payload) */
+    ETL_SIZE_COUNTED16, /* u16 byte count, then that many bytes */
+    ETL_SIZE_SID        /* 8 + 4 x byte[1] */
+} etl_size_rule;
+
+/* Where an array's element count comes from. */
+typedef enum etl_count_rule {
+    ETL_COUNT_CONST = 0, /* `count` in the step */
+    ETL_COUNT_U16        /* a u16 in the payload just before the elements */
+} etl_count_rule;
+
+/* Step flags. */
+enum {
+    ETL_STEP_ELEMENT = 0x01 /* this step (VALUE, CUSTOM, STRUCT_BEGIN/END) is an array's element */
+};
+
+/* One step.  Names, reasons and custom schema bytes are offsets into the schema's own storage
+ * (etl_schema_name etc. turn them into pointers). */
+typedef struct etl_schema_step {
+    uint8_t op;         /* etl_schema_op */
+    uint8_t size_rule;  /* VALUE: etl_size_rule */
+    uint8_t count_rule; /* ARRAY_BEGIN: etl_count_rule */
+    uint8_t flags;      /* ETL_STEP_* */
+    uint16_t in_type;   /* TDH numbering (ETL_IN_*); ARRAY_BEGIN: the element's */
+    uint16_t out_type;  /* TDH numbering (ETL_OUT_*), already translated from the source's */
+    uint16_t size;      /* VALUE with ETL_SIZE_FIXED: bytes */
+    uint16_t count;     /* ARRAY_BEGIN COUNT_CONST: elements; STRUCT_BEGIN: member fields */
+    uint8_t raw_out;    /* the out-type byte as the source wrote it (TraceLogging: TlgOut) */
+    uint8_t depth;      /* containers open around this step (0 = top level) */
+    uint16_t dup;       /* 0, or N >= 2 when this is the Nth sibling with the same name */
+    uint32_t name;      /* offset of a NUL-terminated UTF-8 name in the strings (0 = "") */
+    uint32_t tag;       /* field tag (TraceLogging: 28 bits), 0 when none */
+    uint32_t match;     /* BEGIN: index of its END; END: index of its BEGIN */
+    uint32_t data;      /* CUSTOM: offset of the schema bytes; UNSUPPORTED: offset of the reason */
+    uint32_t data_len;  /* CUSTOM: schema byte count */
+} etl_schema_step;
+
+/* Schema sources. */
+enum { ETL_SCHEMA_TRACELOGGING = 1, ETL_SCHEMA_MANIFEST = 2, ETL_SCHEMA_CLASSIC = 3 };
+
+/* A compiled schema.  Read-only once built; safe to share between threads. */
+typedef struct etl_schema {
+    uint32_t index;           /* arena index in its cache (UINT32_MAX when not in a cache) */
+    uint8_t source;           /* ETL_SCHEMA_* */
+    uint8_t pointer_size;     /* the record bitness it was compiled for */
+    bool complete;            /* false when the program ends in UNSUPPORTED */
+    uint32_t step_count;
+    uint32_t field_count;     /* top-level fields */
+    uint32_t event_name;      /* string offset */
+    uint32_t event_tags;
+    uint32_t unsupported_at;  /* step index of the UNSUPPORTED step, or step_count */
+    const etl_schema_step *steps;
+    const char *strings;      /* offset 0 is "" */
+    uint32_t strings_len;
+    const uint8_t *bytes;     /* custom schema bytes */
+    uint32_t bytes_len;
+    const uint8_t *key;       /* the bytes the schema was cached under (TraceLogging: the raw
+                                 metadata); NULL when built outside a cache */
+    uint32_t key_len;
+} etl_schema;
+
+static inline const char *etl_schema_str(const etl_schema *s, uint32_t off)
+{
+    return s->strings + off;
+}
+static inline const char *etl_schema_event_name(const etl_schema *s)
+{
+    return s->strings + s->event_name;
+}
+/* The reason of an UNSUPPORTED step / the schema's reason (NULL when complete). */
+const char *etl_schema_reason(const etl_schema *s);
+
+/* ---- allocation ------------------------------------------------------------------------- */
+
+/* Where the schema machinery gets memory.  NULL members (or a NULL allocator) mean libc.  The
+ * Wireshark plugin can pass g_malloc/wmem; tests pass a counting wrapper. */
+typedef struct etl_allocator {
+    void *(*alloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *p, size_t size);
+    void (*free)(void *ctx, void *p);
+    void *ctx;
+} etl_allocator;
+
+void *etl_mem_alloc(const etl_allocator *a, size_t size);
+void *etl_mem_realloc(const etl_allocator *a, void *p, size_t size);
+void etl_mem_free(const etl_allocator *a, void *p);
+
+/* ---- building --------------------------------------------------------------------------- */
+
+/* A reusable scratch area in which a source compiles one schema; its buffers grow once and are
+ * reused for the next compile, so compiling allocates only until the largest schema is seen. */
+typedef struct etl_schema_builder {
+    etl_allocator alloc;
+    etl_schema_step *steps;
+    uint32_t step_count, step_cap;
+    char *strings;
+    uint32_t strings_len, strings_cap;
+    uint8_t *bytes;
+    uint32_t bytes_len, bytes_cap;
+    /* the header fields of the schema being built */
+    uint8_t source;
+    uint8_t pointer_size;
+    uint32_t field_count;
+    uint32_t event_name;
+    uint32_t event_tags;
+    bool failed_nomem;
+} etl_schema_builder;
+
+void etl_schema_builder_init(etl_schema_builder *b, const etl_allocator *alloc);
+void etl_schema_builder_free(etl_schema_builder *b);
+/* Start a new schema (keeps the buffers). */
+void etl_schema_builder_reset(etl_schema_builder *b, uint8_t source, uint8_t pointer_size);
+
+/* Append a NUL-terminated copy of s[0..len) to the strings; returns its offset (0 on failure:
+ * the empty string, and failed_nomem is set). */
+uint32_t etl_schema_builder_add_string(etl_schema_builder *b, const char *s, size_t len);
+/* Append bytes; returns their offset. */
+uint32_t etl_schema_builder_add_bytes(etl_schema_builder *b, const uint8_t *p, size_t len);
+/* Append a step (copied); returns its index, or UINT32_MAX when ETL_SCHEMA_MAX_STEPS is
+ * reached or memory ran out. */
+uint32_t etl_schema_builder_add_step(etl_schema_builder *b, const etl_schema_step *st);
+/* Append the final UNSUPPORTED step with a printf-style reason. */
+void etl_schema_builder_unsupported(etl_schema_builder *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Bytes the finished schema occupies, key included. */
+size_t etl_schema_builder_size(const etl_schema_builder *b, size_t key_len);
+/* Lay the schema out in `mem` (etl_schema_builder_size bytes, 8-aligned) with a copy of the
+ * key; fixes duplicate-name ordinals.  Returns the schema (at the start of mem). */
+etl_schema *etl_schema_builder_emit(const etl_schema_builder *b, void *mem, const uint8_t *key, size_t key_len);
+/* Same, into one allocation of its own (free with etl_schema_free and the same allocator).
+ * NULL when out of memory. */
+etl_schema *etl_schema_builder_finish(const etl_schema_builder *b, const uint8_t *key, size_t key_len);
+void etl_schema_free(const etl_allocator *a, etl_schema *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_SCHEMA_H */
