@@ -4,17 +4,47 @@
 # file-reader plugin.  Called by cmake/FetchWiresharkPrivateHeaders.cmake (read the comment
 # there for why this exists); can also be run by hand.
 #
-# usage: fetch-wireshark-private-headers.sh SOURCE_PACKAGE VERSION OUT_DIR WORK_DIR
+# usage: fetch-wireshark-private-headers.sh [--suite SUITE [--mirror URI] [--keyring FILE]]
+#                                          SOURCE_PACKAGE VERSION OUT_DIR WORK_DIR
 #   SOURCE_PACKAGE  Debian source package name (wireshark)
 #   VERSION         exact Debian version (e.g. 4.0.17-0+deb12u3)
 #   OUT_DIR         receives wiretap/wtap-int.h, wsutil/file_util.h and a VERSION stamp
 #   WORK_DIR        scratch space (emptied and removed at the end)
+#   --suite SUITE   take the source package from this suite of the Debian archive (e.g. trixie)
+#                   instead of the system's own suites: for the headers of a Wireshark version
+#                   that is not the installed one (tests/plugin/compat-check.sh uses this).
+#   --mirror URI    archive for --suite (default http://deb.debian.org/debian; component main)
+#   --keyring FILE  keyring the --suite entry is verified with (default: Debian's archive
+#                   keyring, /usr/share/keyrings/debian-archive-keyring.gpg, when present;
+#                   otherwise apt's trusted keys)
 #
 # Nothing on the system is changed: apt runs with a private configuration rooted in WORK_DIR
 # whose source list is the system's own `deb` entries turned into `deb-src` entries (same
-# mirrors, same suites, same signing keys), so the download is verified like any apt download.
-# Works as root or as an ordinary user.
+# mirrors, same suites, same signing keys), or with --suite the one `deb-src` entry for that
+# suite, so the download is verified like any apt download.  Works as root or as an ordinary
+# user.
 set -eu
+
+suite=
+mirror=http://deb.debian.org/debian
+keyring=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --suite) suite=$2; shift 2 ;;
+        --mirror) mirror=$2; shift 2 ;;
+        --keyring) keyring=$2; shift 2 ;;
+        --) shift; break ;;
+        -*) echo "fetch-wireshark-private-headers: unknown option $1" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
+if [ $# -ne 4 ]; then
+    echo "usage: $0 [--suite SUITE [--mirror URI] [--keyring FILE]] SOURCE_PACKAGE VERSION OUT_DIR WORK_DIR" >&2
+    exit 2
+fi
+if [ -z "$keyring" ] && [ -f /usr/share/keyrings/debian-archive-keyring.gpg ]; then
+    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+fi
 
 pkg=$1
 version=$2
@@ -34,26 +64,35 @@ rm -rf "$work"
 mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" \
          "$work/apt/sources.list.d" "$work/apt/preferences.d" "$work/dl"
 
-# --- 1. private source list: every configured `deb` entry as a `deb-src` entry -------------
+# --- 1. private source list: every configured `deb` entry as a `deb-src` entry, or the one
+#        suite asked for ------------------------------------------------------------------------
 srcs="$work/apt/sources.list.d"
-n=0
-for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    # deb822: rewrite each stanza's Types line to exactly deb-src (keeps URIs, Suites,
-    # Components, Signed-By); stanzas are separated by blank lines, so this is line-local.
-    sed -e 's/^[Tt]ypes:.*/Types: deb-src/' "$f" > "$srcs/etlshark-$n.sources"
-    n=$((n + 1))
-done
-: > "$srcs/etlshark-oneline.list"
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] || continue
-    # one-line format: "deb [opts] uri suite comps" -> "deb-src [opts] uri suite comps"
-    sed -n -e 's/^[[:space:]]*deb\(-src\)\{0,1\}[[:space:]]/deb-src /p' "$f" >> "$srcs/etlshark-oneline.list"
-done
-sort -u -o "$srcs/etlshark-oneline.list" "$srcs/etlshark-oneline.list"
+oneline="$work/apt/sources.list"   # outside $srcs, or apt would read it twice
+: > "$oneline"
+if [ -n "$suite" ]; then
+    opts=
+    [ -z "$keyring" ] || opts="[signed-by=$keyring] "
+    echo "deb-src $opts$mirror $suite main" > "$oneline"
+    say "source entry: deb-src $opts$mirror $suite main"
+else
+    n=0
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        # deb822: rewrite each stanza's Types line to exactly deb-src (keeps URIs, Suites,
+        # Components, Signed-By); stanzas are separated by blank lines, so this is line-local.
+        sed -e 's/^[Tt]ypes:.*/Types: deb-src/' "$f" > "$srcs/etlshark-$n.sources"
+        n=$((n + 1))
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] || continue
+        # one-line format: "deb [opts] uri suite comps" -> "deb-src [opts] uri suite comps"
+        sed -n -e 's/^[[:space:]]*deb\(-src\)\{0,1\}[[:space:]]/deb-src /p' "$f" >> "$oneline"
+    done
+    sort -u -o "$oneline" "$oneline"
+fi
 
 set -- \
-    -o "Dir::Etc::SourceList=$srcs/etlshark-oneline.list" \
+    -o "Dir::Etc::SourceList=$oneline" \
     -o "Dir::Etc::SourceParts=$srcs" \
     -o "Dir::Etc::Preferences=/dev/null" \
     -o "Dir::Etc::PreferencesParts=$work/apt/preferences.d" \
@@ -73,8 +112,12 @@ say "downloading source package index (private apt configuration in $work/apt)"
 apt-get "$@" -q update >"$work/apt-update.log" 2>&1 ||
     { cat "$work/apt-update.log" >&2; die "apt-get update of the deb-src entries failed"; }
 say "downloading $pkg=$version source package"
-(cd "$work/dl" && apt-get "$@" -q source --download-only "$pkg=$version") >"$work/apt-source.log" 2>&1 ||
-    { cat "$work/apt-source.log" >&2; die "apt-get source --download-only $pkg=$version failed"; }
+(cd "$work/dl" && apt-get "$@" -q source --download-only "$pkg=$version") >"$work/apt-source.log" 2>&1 || {
+    cat "$work/apt-source.log" >&2
+    say "versions of $pkg these entries offer: $(apt-cache "$@" showsrc "$pkg" 2>/dev/null |
+        sed -n 's/^Version: //p' | tr '\n' ' ')"
+    die "apt-get source --download-only $pkg=$version failed"
+}
 
 dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n 1)
 [ -n "$dsc" ] || die "no .dsc was downloaded"
