@@ -23,6 +23,10 @@
  *
  * Define ETLS_WIRETAP_MODULE before including this header to get the wiretap-internal
  * part (only the file reader needs it).
+ *
+ * The 4.0 branches are compiled by the normal build; the 4.4 and 4.6 ones by the ctest tests
+ * plugin_compat_4_4 / plugin_compat_4_6 (tests/plugin/compat-check.sh, against Debian's
+ * headers of those releases).  The 4.2 branches are not compile-checked.
  */
 #ifndef ETLSHARK_COMPAT_H
 #define ETLSHARK_COMPAT_H
