@@ -1,0 +1,415 @@
+/* fields.c - run a compiled schema over a payload, one item per call (fields.h).
+ *
+ * The program counter walks the schema's steps; a fixed stack (one frame per open struct or
+ * array, at most ETL_SCHEMA_MAX_DEPTH) remembers where each container began and, for arrays,
+ * how many elements remain.  When an array's element program finishes, control jumps back to
+ * its first step until the count is used up, then falls through to ARRAY_END.  Every payload
+ * read is checked against the payload's size; the first one that does not fit turns into a
+ * PLACEHOLDER carrying the rest of the bytes, after which only END follows. */
+#include "fields.h"
+
+#include <string.h>
+
+#include "bytes.h"
+#include "error.h"
+
+enum { ST_RUNNING = 0, ST_DONE = 1 };
+
+const char *etl_item_kind_name(etl_item_kind k)
+{
+    switch (k) {
+    case ETL_ITEM_END: return "END";
+    case ETL_ITEM_VALUE: return "VALUE";
+    case ETL_ITEM_STRUCT_BEGIN: return "STRUCT_BEGIN";
+    case ETL_ITEM_STRUCT_END: return "STRUCT_END";
+    case ETL_ITEM_ARRAY_BEGIN: return "ARRAY_BEGIN";
+    case ETL_ITEM_ARRAY_END: return "ARRAY_END";
+    case ETL_ITEM_PLACEHOLDER: return "PLACEHOLDER";
+    }
+    return "?";
+}
+
+void etl_fields_start(etl_fields *f, const etl_schema *s, const uint8_t *payload, size_t size, uint8_t pointer_size)
+{
+    static const uint8_t empty[1];
+    f->schema = s;
+    f->data = payload ? payload : empty; /* never offset a NULL pointer */
+    /* payloads are < 64 KiB (one record); clamp so offsets fit the u32 fields */
+    f->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    if (!payload)
+        f->size = 0;
+    f->pos = 0;
+    f->pc = 0;
+    f->items = 0;
+    f->pointer_size = pointer_size ? pointer_size : (s ? s->pointer_size : 8);
+    f->done = s ? ST_RUNNING : ST_DONE;
+    f->depth = 0;
+    f->last_kind = ETL_ITEM_END;
+    f->pending = 0;
+}
+
+/* Fill the parts of an item every kind sets. */
+static void item_base(const etl_fields *f, etl_item *it, etl_item_kind kind, const etl_schema_step *st, uint32_t pc)
+{
+    it->kind = kind;
+    it->name = f->schema->strings + st->name;
+    it->in_type = st->in_type;
+    it->out_type = st->out_type;
+    it->raw_out = st->raw_out;
+    it->depth = st->depth;
+    it->pointer_size = f->pointer_size;
+    it->is_element = (st->flags & ETL_STEP_ELEMENT) != 0;
+    it->dup = st->dup;
+    it->elem_size = 0;
+    it->step = pc;
+    it->tag = st->tag;
+    it->array_index = 0;
+    it->array_count = 0;
+    it->offset = f->pos;
+    it->wire_size = 0;
+    it->data = NULL;
+    it->size = 0;
+    it->custom = false;
+    it->custom_protocol = 0;
+    it->custom_schema = NULL;
+    it->custom_schema_len = 0;
+    it->reason = NULL;
+}
+
+/* The rest of the payload as a placeholder; the walk ends after it. */
+static etl_item_kind placeholder(etl_fields *f, etl_item *it, const char *name, const char *reason)
+{
+    it->kind = ETL_ITEM_PLACEHOLDER;
+    it->name = name ? name : "";
+    it->in_type = 0;
+    it->out_type = 0;
+    it->raw_out = 0;
+    it->depth = f->depth;
+    it->pointer_size = f->pointer_size;
+    it->is_element = false;
+    it->dup = 0;
+    it->elem_size = 0;
+    it->step = f->pc;
+    it->tag = 0;
+    it->array_index = 0;
+    it->array_count = 0;
+    it->offset = f->pos;
+    it->wire_size = f->size - f->pos;
+    it->data = f->data + f->pos;
+    it->size = f->size - f->pos;
+    it->custom = false;
+    it->custom_protocol = 0;
+    it->custom_schema = NULL;
+    it->custom_schema_len = 0;
+    it->reason = reason;
+    f->pos = f->size;
+    f->done = ST_DONE;
+    f->items++;
+    return f->last_kind = ETL_ITEM_PLACEHOLDER;
+}
+
+static etl_item_kind end_item(etl_fields *f, etl_item *it)
+{
+    static const etl_schema_step none;
+    if (f->schema) {
+        item_base(f, it, ETL_ITEM_END, &none, f->pc);
+    } else {
+        memset(it, 0, sizeof *it);
+        it->offset = f->pos;
+    }
+    it->name = "";
+    it->depth = 0;
+    /* trailing bytes no field claimed (a schema/payload mismatch), for callers who show them */
+    it->data = f->data + f->pos;
+    it->size = f->size - f->pos;
+    f->done = ST_DONE;
+    return f->last_kind = ETL_ITEM_END;
+}
+
+/* The array frame directly enclosing step `pc` when that step is an element. */
+static const etl_fields_frame *array_frame(const etl_fields *f)
+{
+    return f->depth ? &f->stack[f->depth - 1] : NULL;
+}
+
+/* Step past the current step; at the end of an element program, loop or leave the array. */
+static void advance(etl_fields *f)
+{
+    f->pc++;
+    if (f->depth) {
+        etl_fields_frame *fr = &f->stack[f->depth - 1];
+        const etl_schema_step *b = &f->schema->steps[fr->begin];
+        /* (a damaged schema's open array "ends" at its UNSUPPORTED step: do not loop there) */
+        if (b->op == ETL_OP_ARRAY_BEGIN && f->pc == b->match && f->schema->steps[f->pc].op == ETL_OP_ARRAY_END &&
+            ++fr->index < fr->count)
+            f->pc = fr->begin + 1;
+    }
+}
+
+/* Bytes a VALUE/CUSTOM step takes at pos: *prefix (count bytes) + *len (value bytes).  False
+ * when the payload ends first. */
+static bool value_span(const etl_fields *f, const etl_schema_step *st, uint32_t *prefix, uint32_t *len)
+{
+    uint32_t pos = f->pos, rest = f->size - f->pos;
+    const uint8_t *p = f->data + pos;
+    *prefix = 0;
+    switch (st->size_rule) {
+    case ETL_SIZE_FIXED:
+        *len = st->size;
+        return st->size <= rest;
+    case ETL_SIZE_UTF16Z: {
+        /* up to and including a u16 NUL; an unterminated final string takes the rest (tdh.h
+         * tolerates it, pitfall 13) - but at least one code unit must be there.  Four code
+         * units at a time first: (w - 0x0001..) & ~w & 0x8000.. is non-zero exactly when one of
+         * the four 16-bit lanes is zero; the unit loop then finds which. */
+        uint32_t i = 0;
+        while (i + 8 <= rest) {
+            uint64_t w = etl_ld64(p + i);
+            if ((w - 0x0001000100010001ULL) & ~w & 0x8000800080008000ULL)
+                break;
+            i += 8;
+        }
+        while (i + 2 <= rest) {
+            if (p[i] == 0 && p[i + 1] == 0) {
+                *len = i + 2;
+                return true;
+            }
+            i += 2;
+        }
+        *len = rest;
+        return rest >= 2;
+    }
+    case ETL_SIZE_ANSIZ: {
+        const uint8_t *nul = rest ? memchr(p, 0, rest) : NULL;
+        *len = nul ? (uint32_t)(nul - p) + 1 : rest;
+        return rest >= 1;
+    }
+    case ETL_SIZE_COUNTED16: {
+        if (rest < 2)
+            return false;
+        uint32_t n = etl_ld16(p);
+        *prefix = 2;
+        *len = n;
+        return n <= rest - 2;
+    }
+    case ETL_SIZE_SID: {
+        if (rest < 8)
+            return false;
+        uint32_t n = 8u + 4u * p[1];
+        *len = n;
+        return n <= rest;
+    }
+    default:
+        return false;
+    }
+}
+
+etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
+{
+    if (f->pending) {
+        f->pending = 0;
+        return placeholder(f, it, f->pend_name, f->pend_reason);
+    }
+    if (f->done)
+        return end_item(f, it);
+    const etl_schema *s = f->schema;
+    if (f->items >= ETL_FIELDS_MAX_ITEMS)
+        return placeholder(f, it, NULL, "more items than the per-event limit");
+    if (f->pc >= s->step_count)
+        return end_item(f, it);
+    uint32_t pc = f->pc;
+    const etl_schema_step *st = &s->steps[pc];
+    f->items++;
+    switch (st->op) {
+    case ETL_OP_VALUE:
+    case ETL_OP_CUSTOM: {
+        uint32_t prefix, len;
+        if (!value_span(f, st, &prefix, &len))
+            return placeholder(f, it, s->strings + st->name, "payload ends inside this field");
+        item_base(f, it, ETL_ITEM_VALUE, st, pc);
+        if (it->is_element) {
+            const etl_fields_frame *fr = array_frame(f);
+            it->array_index = fr ? fr->index : 0;
+        }
+        it->wire_size = prefix + len;
+        it->data = f->data + f->pos + prefix;
+        it->size = len;
+        if (st->op == ETL_OP_CUSTOM) {
+            it->custom = true;
+            it->custom_protocol = st->raw_out;
+            it->raw_out = 0;
+            it->custom_schema = s->bytes + st->data;
+            it->custom_schema_len = st->data_len;
+        }
+        f->pos += prefix + len;
+        advance(f);
+        return f->last_kind = ETL_ITEM_VALUE;
+    }
+    case ETL_OP_STRUCT_BEGIN: {
+        if (f->depth >= ETL_SCHEMA_MAX_DEPTH) /* the compiler bounds depth; stay safe anyway */
+            return placeholder(f, it, s->strings + st->name, "nesting deeper than the limit");
+        item_base(f, it, ETL_ITEM_STRUCT_BEGIN, st, pc);
+        if (it->is_element) {
+            const etl_fields_frame *fr = array_frame(f);
+            it->array_index = fr ? fr->index : 0;
+        }
+        it->array_count = st->count;
+        etl_fields_frame *fr = &f->stack[f->depth++];
+        fr->begin = pc;
+        fr->count = 1;
+        fr->index = 0;
+        fr->start = f->pos;
+        f->pc++;
+        return f->last_kind = ETL_ITEM_STRUCT_BEGIN;
+    }
+    case ETL_OP_STRUCT_END: {
+        uint32_t start = f->pos;
+        if (f->depth)
+            start = f->stack[--f->depth].start;
+        item_base(f, it, ETL_ITEM_STRUCT_END, st, pc);
+        if (it->is_element) {
+            const etl_fields_frame *fr = array_frame(f);
+            it->array_index = fr ? fr->index : 0;
+        }
+        it->array_count = st->count;
+        it->offset = start;
+        it->wire_size = f->pos - start;
+        advance(f);
+        return f->last_kind = ETL_ITEM_STRUCT_END;
+    }
+    case ETL_OP_ARRAY_BEGIN: {
+        if (f->depth >= ETL_SCHEMA_MAX_DEPTH)
+            return placeholder(f, it, s->strings + st->name, "nesting deeper than the limit");
+        uint32_t count = st->count, prefix = 0;
+        if (st->count_rule == ETL_COUNT_U16) {
+            uint16_t n;
+            if (!etl_u16_at(f->data, f->size, f->pos, &n))
+                return placeholder(f, it, s->strings + st->name, "payload ends inside this array's count");
+            count = n;
+            prefix = 2;
+        }
+        item_base(f, it, ETL_ITEM_ARRAY_BEGIN, st, pc);
+        it->array_count = count;
+        it->wire_size = prefix;
+        /* one fixed-size VALUE per element: hand over all elements at once, when they fit */
+        const etl_schema_step *el = pc + 1 < s->step_count ? &s->steps[pc + 1] : NULL;
+        if (el && el->op == ETL_OP_VALUE && el->size_rule == ETL_SIZE_FIXED && pc + 2 == st->match) {
+            uint64_t total = (uint64_t)count * el->size;
+            if (total <= f->size - f->pos - prefix) {
+                it->elem_size = el->size;
+                it->data = f->data + f->pos + prefix;
+                it->size = (uint32_t)total;
+                it->wire_size = prefix + (uint32_t)total;
+            }
+        }
+        etl_fields_frame *fr = &f->stack[f->depth++];
+        fr->begin = pc;
+        fr->count = count;
+        fr->index = 0;
+        fr->start = f->pos;
+        f->pos += prefix;
+        f->pc = count ? pc + 1 : st->match;
+        return f->last_kind = ETL_ITEM_ARRAY_BEGIN;
+    }
+    case ETL_OP_ARRAY_END: {
+        uint32_t start = f->pos, count = 0;
+        if (f->depth) {
+            const etl_fields_frame *fr = &f->stack[--f->depth];
+            start = fr->start;
+            count = fr->count;
+        }
+        item_base(f, it, ETL_ITEM_ARRAY_END, st, pc);
+        it->array_count = count;
+        it->offset = start;
+        it->wire_size = f->pos - start;
+        const etl_schema_step *el = pc > 0 ? &s->steps[pc - 1] : NULL;
+        if (el && el->op == ETL_OP_VALUE && el->size_rule == ETL_SIZE_FIXED && st->match + 2 == pc)
+            it->elem_size = el->size;
+        advance(f);
+        return f->last_kind = ETL_ITEM_ARRAY_END;
+    }
+    case ETL_OP_UNSUPPORTED:
+    default:
+        f->items--; /* placeholder() counts it */
+        return placeholder(f, it, NULL, s->strings + (st->op == ETL_OP_UNSUPPORTED ? st->data : 0));
+    }
+}
+
+bool etl_fields_skip(etl_fields *f)
+{
+    if (f->done || f->depth == 0)
+        return false;
+    if (f->last_kind != ETL_ITEM_ARRAY_BEGIN && f->last_kind != ETL_ITEM_STRUCT_BEGIN)
+        return false;
+    const etl_schema *s = f->schema;
+    etl_fields_frame *fr = &f->stack[f->depth - 1];
+    const etl_schema_step *b = &s->steps[fr->begin];
+    if (b->op == ETL_OP_ARRAY_BEGIN) {
+        const etl_schema_step *el = fr->begin + 1 < s->step_count ? &s->steps[fr->begin + 1] : NULL;
+        if (fr->count == 0) {
+            f->last_kind = ETL_ITEM_END; /* already positioned at ARRAY_END */
+            return true;
+        }
+        if (el && el->op == ETL_OP_VALUE && el->size_rule == ETL_SIZE_FIXED && fr->begin + 2 == b->match) {
+            uint64_t total = (uint64_t)(fr->count - fr->index) * el->size;
+            if (total <= f->size - f->pos) {
+                f->pos += (uint32_t)total;
+                fr->index = fr->count;
+                f->pc = b->match;
+                f->last_kind = ETL_ITEM_END;
+                return true;
+            }
+        }
+    }
+    /* Walk the contents without handing them out: stop before the container's END. */
+    uint8_t depth = f->depth;
+    uint32_t end = b->match;
+    etl_item tmp;
+    while (!f->done && !(f->depth == depth && f->pc == end)) {
+        etl_item_kind k = etl_fields_next(f, &tmp);
+        if (k == ETL_ITEM_PLACEHOLDER) {
+            /* damaged contents: hand the placeholder out as the next item, instead of the END */
+            f->pending = 1;
+            f->pend_name = tmp.name;
+            f->pend_reason = tmp.reason;
+            f->pos = tmp.offset;
+            f->items--;
+            f->done = ST_RUNNING;
+            break;
+        }
+    }
+    f->last_kind = ETL_ITEM_END;
+    return true;
+}
+
+const etl_ext_item *etl_record_tl_schema(const etl_record *rec)
+{
+    for (unsigned i = 0; i < rec->ext_count; i++)
+        if (rec->ext[i].type == ETL_EXT_EVENT_SCHEMA_TL)
+            return &rec->ext[i];
+    return NULL;
+}
+
+const etl_ext_item *etl_record_tl_traits(const etl_record *rec)
+{
+    for (unsigned i = 0; i < rec->ext_count; i++)
+        if (rec->ext[i].type == ETL_EXT_PROV_TRAITS)
+            return &rec->ext[i];
+    return NULL;
+}
+
+etl_status etl_fields_start_record(etl_fields *f, etl_schema_cache *cache, const etl_record *rec,
+                                   const etl_schema **schema, etl_error *err)
+{
+    const etl_ext_item *x = etl_record_tl_schema(rec);
+    if (!x)
+        return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "not a TraceLogging event");
+    const etl_schema *s;
+    etl_status st = etl_schema_cache_tl(cache, x->data, x->data_size, rec->pointer_size, &s, err);
+    if (st != ETL_OK)
+        return st;
+    etl_fields_start(f, s, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size);
+    if (schema)
+        *schema = s;
+    return ETL_OK;
+}

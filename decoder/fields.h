@@ -1,0 +1,138 @@
+/* fields.h - the pull enumerator over an event's fields: the public API that etldump and the
+ * Wireshark dissector both walk.
+ *
+ * Shape (after microsoft/LinuxTracepoints' EventEnumerator): start on a compiled schema and a
+ * payload, then call etl_fields_next() until it returns ETL_ITEM_END.  Each call yields one item:
+ *
+ *   STRUCT_BEGIN / STRUCT_END    a struct's members come between them
+ *   ARRAY_BEGIN / ARRAY_END      `array_count` elements come between them (each a VALUE or a
+ *                                STRUCT_BEGIN..END with is_element set and array_index 0..n-1)
+ *   VALUE                        one value: name, in/out type (TDH numbers), tag, raw bytes
+ *   PLACEHOLDER                  decoding cannot go on: `reason`, and the rest of the payload
+ *                                as raw bytes; every item before it was complete and correct
+ *   END                          the end (after a PLACEHOLDER, END comes next whatever
+ *                                containers are still open: consumers close them at END)
+ *
+ *   etl_fields f; etl_item it;
+ *   etl_fields_start(&f, schema, payload, payload_size, rec.pointer_size);
+ *   while (etl_fields_next(&f, &it) != ETL_ITEM_END) { ... switch (it.kind) ... }
+ *
+ * Values are not formatted here: `data`/`size` are the value's bytes in the payload (a u16 count
+ * prefix excluded; a string's NUL terminator included when present), and value_format.h turns
+ * them into typed values and text.  Every read is bounds-checked against the payload; a payload
+ * shorter than its schema ends in a PLACEHOLDER, never in a read past its end.
+ *
+ * No allocation, no recursion: the state is this struct (about 600 bytes, fine on the stack)
+ * and items point into the schema and the payload, which must outlive the walk.  Work per event
+ * is bounded by ETL_FIELDS_MAX_ITEMS whatever the input. */
+#ifndef ETL_FIELDS_H
+#define ETL_FIELDS_H
+
+#include "etl.h"
+#include "schema.h"
+#include "schema_cache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum etl_item_kind {
+    ETL_ITEM_END = 0,
+    ETL_ITEM_VALUE,
+    ETL_ITEM_STRUCT_BEGIN,
+    ETL_ITEM_STRUCT_END,
+    ETL_ITEM_ARRAY_BEGIN,
+    ETL_ITEM_ARRAY_END,
+    ETL_ITEM_PLACEHOLDER
+} etl_item_kind;
+
+typedef struct etl_item {
+    etl_item_kind kind;
+    const char *name;      /* UTF-8, never NULL ("" at END and for unnamed placeholders) */
+    uint16_t in_type;      /* TDH numbering (ETL_IN_*); ARRAY_*: the element's */
+    uint16_t out_type;     /* TDH numbering (ETL_OUT_*) */
+    uint8_t raw_out;       /* the source's own out-type byte (TraceLogging TlgOut) */
+    uint8_t depth;         /* containers open around this item */
+    uint8_t pointer_size;  /* of the record (4 or 8) */
+    bool is_element;       /* VALUE / STRUCT_*: an element of the enclosing array */
+    uint16_t dup;          /* 0, or N >= 2 for the Nth sibling with this name (schema.h) */
+    uint16_t elem_size;    /* ARRAY_BEGIN/END: bytes per element when all are fixed-size, else 0 */
+    uint32_t step;         /* the schema step: with the schema's arena index, the field's identity */
+    uint32_t tag;          /* field tag, 0 when none */
+    uint32_t array_index;  /* is_element: position in the array */
+    uint32_t array_count;  /* ARRAY_BEGIN/END: number of elements; STRUCT_*: member fields */
+    uint32_t offset;       /* payload offset of the item's first byte (a count prefix included);
+                              *_END: of the container's first byte */
+    uint32_t wire_size;    /* payload bytes the item spans (prefix included); *_END: the whole
+                              container; ARRAY_BEGIN: the count prefix, plus the elements when
+                              elem_size is set */
+    const uint8_t *data;   /* VALUE: the value; ARRAY_BEGIN with elem_size: all elements;
+                              PLACEHOLDER: the rest of the payload; END: bytes after the last
+                              field (normally none) */
+    uint32_t size;
+    /* custom-serialized values (TraceLogging in-meta 0x60): kind VALUE, in_type COUNTEDBINARY */
+    bool custom;
+    uint8_t custom_protocol;      /* the in-type bits of a custom field */
+    const uint8_t *custom_schema; /* the schema bytes from the metadata */
+    uint32_t custom_schema_len;
+    const char *reason;           /* PLACEHOLDER: why */
+} etl_item;
+
+typedef struct etl_fields_frame {
+    uint32_t begin; /* step of the STRUCT_BEGIN / ARRAY_BEGIN */
+    uint32_t count; /* array elements */
+    uint32_t index; /* current element */
+    uint32_t start; /* payload offset where the container starts */
+} etl_fields_frame;
+
+/* Enumerator state; treat as opaque. */
+typedef struct etl_fields {
+    const etl_schema *schema;
+    const uint8_t *data;
+    uint32_t size, pos;
+    uint32_t pc;
+    uint32_t items;
+    uint8_t pointer_size;
+    uint8_t done;
+    uint8_t depth;
+    uint8_t last_kind;
+    uint8_t pending; /* a placeholder found by etl_fields_skip, handed out next */
+    const char *pend_name, *pend_reason;
+    etl_fields_frame stack[ETL_SCHEMA_MAX_DEPTH];
+} etl_fields;
+
+/* Start on a payload.  pointer_size 0 = the schema's. */
+void etl_fields_start(etl_fields *f, const etl_schema *schema, const uint8_t *payload, size_t size,
+                      uint8_t pointer_size);
+
+/* The next item (also returned as the kind). */
+etl_item_kind etl_fields_next(etl_fields *f, etl_item *item);
+
+/* Right after an ARRAY_BEGIN or STRUCT_BEGIN: pass over its contents without yielding them, so
+ * that the next item is its END (or a PLACEHOLDER if the contents are damaged).  Arrays of
+ * fixed-size elements are skipped in O(1) - e.g. a char array shown as one string from
+ * ARRAY_BEGIN's data.  False (and nothing changes) after any other item. */
+bool etl_fields_skip(etl_fields *f);
+
+/* ---- TraceLogging records ---------------------------------------------------------------- */
+
+/* TDH-style test: the record's EVENT_SCHEMA_TL item (ext type 11), or NULL when the record is
+ * not a TraceLogging event.  Decide "TraceLogging or not" by this, never by the channel. */
+const etl_ext_item *etl_record_tl_schema(const etl_record *rec);
+/* The record's PROV_TRAITS item (ext type 12), or NULL. */
+const etl_ext_item *etl_record_tl_traits(const etl_record *rec);
+
+/* Look the record's TraceLogging schema up in `cache` (compiling it on first sight) and start
+ * `f` on its payload.  ETL_OK; ETL_ERR_NOT_FOUND when the record has no EVENT_SCHEMA_TL;
+ * ETL_ERR_NOMEM / ETL_ERR_LIMIT from the cache.  *schema may be NULL. */
+etl_status etl_fields_start_record(etl_fields *f, etl_schema_cache *cache, const etl_record *rec,
+                                   const etl_schema **schema, etl_error *err);
+
+/* "VALUE", "STRUCT_BEGIN", ... */
+const char *etl_item_kind_name(etl_item_kind k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_FIELDS_H */

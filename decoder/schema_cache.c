@@ -1,0 +1,348 @@
+/* schema_cache.c - the schema arena and its TraceLogging and provider-name indexes.
+ *
+ * The indexes are small open-addressing tables written here rather than GLib's GHashTable:
+ * the decoder library must build and run without GLib (etldump, the tests, the fuzzers), and a
+ * GHashTable keyed by variable-length byte strings would need a key object per lookup or a
+ * custom equal function reaching into the arena anyway.  Each slot holds the full 64-bit hash
+ * and the arena index; the key bytes live once, in the schema (etl_schema.key), and a probe
+ * compares them only when the stored hash matches.  Linear probing, power-of-two sizes, at most
+ * half full, never deleted from (the arena is append-only), so the table stays simple. */
+#include "schema_cache.h"
+
+#include <string.h>
+
+#include "bytes.h"
+#include "error.h"
+#include "etl_format.h"
+#include "tl_schema.h"
+
+#define EMPTY UINT32_MAX
+
+typedef struct slot {
+    uint64_t hash;
+    uint32_t index; /* arena index (schemas) or provider entry index; EMPTY when free */
+} slot;
+
+typedef struct table {
+    slot *slots;
+    uint32_t cap; /* power of two, 0 before first use */
+    uint32_t used;
+} table;
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    /* data follows, 8-aligned */
+} chunk;
+
+typedef struct provider_entry {
+    etl_guid guid;
+    const char *name;
+    size_t name_len;
+} provider_entry;
+
+struct etl_schema_cache {
+    etl_allocator alloc;
+    chunk *chunks; /* newest first */
+    const etl_schema **schemas;
+    uint32_t count, cap;
+    table tl[2]; /* [0] 32-bit records, [1] 64-bit records */
+    table prov;
+    provider_entry *providers;
+    uint32_t prov_count, prov_cap;
+    etl_schema_builder builder; /* scratch, reused by every compile */
+    etl_schema_cache_stats stats;
+};
+
+/* ---- hashing ---------------------------------------------------------------------------- */
+
+/* 64-bit multiply-xorshift over 8-byte words: metadata blobs are 40-400 bytes, so the word loop
+ * dominates and stays a few cycles per 16 bytes.  Not cryptographic - an attacker who makes many
+ * keys collide only makes probes longer, and every match is confirmed by comparing bytes. */
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    /* two independent lanes of 8 bytes each, so the multiplies overlap */
+    uint64_t a = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n, b = 0xc2b2ae3d27d4eb4fULL;
+    while (n >= 16) {
+        a = (a ^ etl_ld64(p)) * 0xbf58476d1ce4e5b9ULL;
+        b = (b ^ etl_ld64(p + 8)) * 0x94d049bb133111ebULL;
+        a ^= a >> 29;
+        b ^= b >> 31;
+        p += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        a = (a ^ etl_ld64(p)) * 0xbf58476d1ce4e5b9ULL;
+        a ^= a >> 29;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        w |= (uint64_t)p[i] << (8 * i);
+    b = (b ^ w) * 0x94d049bb133111ebULL;
+    return mix(a + b * 0x9e3779b97f4a7c15ULL);
+}
+
+static uint64_t hash_guid(const etl_guid *g)
+{
+    uint64_t a = (uint64_t)g->data1 << 32 | (uint64_t)g->data2 << 16 | g->data3;
+    return mix((a ^ etl_ld64(g->data4)) * 0xbf58476d1ce4e5b9ULL);
+}
+
+/* ---- tables ----------------------------------------------------------------------------- */
+
+static bool table_grow(etl_schema_cache *c, table *t)
+{
+    uint32_t ncap = t->cap ? t->cap * 2 : 64;
+    slot *ns = etl_mem_alloc(&c->alloc, (size_t)ncap * sizeof *ns);
+    if (!ns)
+        return false;
+    for (uint32_t i = 0; i < ncap; i++)
+        ns[i].index = EMPTY;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        if (t->slots[i].index == EMPTY)
+            continue;
+        uint32_t j = (uint32_t)t->slots[i].hash & (ncap - 1);
+        while (ns[j].index != EMPTY)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = t->slots[i];
+    }
+    etl_mem_free(&c->alloc, t->slots);
+    t->slots = ns;
+    t->cap = ncap;
+    return true;
+}
+
+/* Insert (hash, index); the caller knows the key is absent. */
+static bool table_insert(etl_schema_cache *c, table *t, uint64_t hash, uint32_t index)
+{
+    if ((t->used + 1) * 2 > t->cap && !table_grow(c, t))
+        return false;
+    uint32_t j = (uint32_t)hash & (t->cap - 1);
+    while (t->slots[j].index != EMPTY)
+        j = (j + 1) & (t->cap - 1);
+    t->slots[j].hash = hash;
+    t->slots[j].index = index;
+    t->used++;
+    return true;
+}
+
+/* ---- arena ------------------------------------------------------------------------------ */
+
+static void *arena_alloc(etl_schema_cache *c, size_t size)
+{
+    size = (size + 7u) & ~(size_t)7u;
+    chunk *k = c->chunks;
+    if (!k || k->cap - k->used < size) {
+        size_t cap = size > ETL_SCHEMA_ARENA_CHUNK ? size : ETL_SCHEMA_ARENA_CHUNK;
+        size_t head = (sizeof(chunk) + 7u) & ~(size_t)7u;
+        k = etl_mem_alloc(&c->alloc, head + cap);
+        if (!k)
+            return NULL;
+        k->cap = cap;
+        k->used = 0;
+        /* A big one-off chunk goes behind the current one so the current one keeps filling. */
+        if (c->chunks && size > ETL_SCHEMA_ARENA_CHUNK) {
+            k->next = c->chunks->next;
+            c->chunks->next = k;
+        } else {
+            k->next = c->chunks;
+            c->chunks = k;
+        }
+        c->stats.arena_bytes += head + cap;
+    }
+    void *p = (uint8_t *)k + ((sizeof(chunk) + 7u) & ~(size_t)7u) + k->used;
+    k->used += size;
+    return p;
+}
+
+etl_schema_cache *etl_schema_cache_new(const etl_allocator *alloc)
+{
+    etl_allocator a = {0};
+    if (alloc)
+        a = *alloc;
+    etl_schema_cache *c = etl_mem_alloc(&a, sizeof *c);
+    if (!c)
+        return NULL;
+    memset(c, 0, sizeof *c);
+    c->alloc = a;
+    etl_schema_builder_init(&c->builder, &a);
+    return c;
+}
+
+void etl_schema_cache_free(etl_schema_cache *c)
+{
+    if (!c)
+        return;
+    for (chunk *k = c->chunks, *n; k; k = n) {
+        n = k->next;
+        etl_mem_free(&c->alloc, k);
+    }
+    etl_mem_free(&c->alloc, (void *)c->schemas);
+    etl_mem_free(&c->alloc, c->tl[0].slots);
+    etl_mem_free(&c->alloc, c->tl[1].slots);
+    etl_mem_free(&c->alloc, c->prov.slots);
+    etl_mem_free(&c->alloc, c->providers);
+    etl_schema_builder_free(&c->builder);
+    etl_allocator a = c->alloc;
+    etl_mem_free(&a, c);
+}
+
+uint32_t etl_schema_cache_count(const etl_schema_cache *c)
+{
+    return c->count;
+}
+
+const etl_schema *etl_schema_cache_at(const etl_schema_cache *c, uint32_t index)
+{
+    return index < c->count ? c->schemas[index] : NULL;
+}
+
+etl_status etl_schema_cache_add(etl_schema_cache *c, const etl_schema_builder *b, const uint8_t *key,
+                                size_t key_len, const etl_schema **out, etl_error *err)
+{
+    if (!c || !b || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no cache or schema");
+    if (c->count >= ETL_SCHEMA_CACHE_MAX_SCHEMAS)
+        return etl_fail(err, ETL_ERR_LIMIT, 0, "more than %u distinct schemas", ETL_SCHEMA_CACHE_MAX_SCHEMAS);
+    if (c->count == c->cap) {
+        uint32_t n = c->cap ? c->cap * 2 : 64;
+        const etl_schema **v = etl_mem_realloc(&c->alloc, (void *)c->schemas, (size_t)n * sizeof *v);
+        if (!v)
+            return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing the schema arena");
+        c->schemas = v;
+        c->cap = n;
+    }
+    void *mem = arena_alloc(c, etl_schema_builder_size(b, key_len));
+    if (!mem)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory in the schema arena");
+    etl_schema *s = etl_schema_builder_emit(b, mem, key, key_len);
+    s->index = c->count;
+    c->schemas[c->count++] = s;
+    if (!s->complete)
+        c->stats.damaged++;
+    *out = s;
+    return ETL_OK;
+}
+
+/* ---- TraceLogging index ----------------------------------------------------------------- */
+
+etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t len, uint8_t pointer_size,
+                               const etl_schema **out, etl_error *err)
+{
+    if (!c || !meta || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no cache or metadata");
+    if (len > ETL_SCHEMA_MAX_METADATA)
+        len = ETL_SCHEMA_MAX_METADATA; /* ext items are < 64 KiB anyway; keeps key sizes bounded */
+    table *t = &c->tl[pointer_size == 4 ? 0 : 1];
+    uint64_t h = hash_bytes(meta, len);
+    c->stats.lookups++;
+    if (t->cap) {
+        for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
+            const slot *sl = &t->slots[j];
+            if (sl->index == EMPTY)
+                break;
+            if (sl->hash == h) {
+                const etl_schema *s = c->schemas[sl->index];
+                if (s->key_len == len && memcmp(s->key, meta, len) == 0) {
+                    c->stats.hits++;
+                    *out = s;
+                    return ETL_OK;
+                }
+            }
+        }
+    }
+    /* Miss: compile (damage is kept in the program, not returned) and index it. */
+    etl_error cerr;
+    etl_status st = etl_tl_compile(&c->builder, meta, len, pointer_size == 4 ? 4 : 8, &cerr);
+    if (st == ETL_ERR_NOMEM)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "%s", cerr.message);
+    const etl_schema *s;
+    st = etl_schema_cache_add(c, &c->builder, meta, len, &s, err);
+    if (st != ETL_OK)
+        return st;
+    if (!table_insert(c, t, h, s->index))
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing the schema index");
+    c->stats.compiles++;
+    *out = s;
+    return ETL_OK;
+}
+
+/* ---- provider names --------------------------------------------------------------------- */
+
+static provider_entry *find_provider(const etl_schema_cache *c, const etl_guid *g, uint64_t h)
+{
+    const table *t = &c->prov;
+    if (!t->cap)
+        return NULL;
+    for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
+        const slot *sl = &t->slots[j];
+        if (sl->index == EMPTY)
+            return NULL;
+        if (sl->hash == h && etl_guid_equal(&c->providers[sl->index].guid, g))
+            return &c->providers[sl->index];
+    }
+}
+
+etl_status etl_schema_cache_set_provider_name(etl_schema_cache *c, const etl_guid *g, const char *name, size_t len)
+{
+    if (!c || !g || !name)
+        return ETL_ERR_ARG;
+    if (len > ETL_SCHEMA_MAX_METADATA)
+        return ETL_ERR_LIMIT;
+    uint64_t h = hash_guid(g);
+    provider_entry *e = find_provider(c, g, h);
+    if (e && e->name_len == len && memcmp(e->name, name, len) == 0)
+        return ETL_OK;
+    /* New provider or a new name: the old string stays in the arena (append-only). */
+    char *copy = arena_alloc(c, len + 1);
+    if (!copy)
+        return ETL_ERR_NOMEM;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    if (e) {
+        e->name = copy;
+        e->name_len = len;
+        return ETL_OK;
+    }
+    if (c->prov_count >= ETL_SCHEMA_CACHE_MAX_PROVIDERS)
+        return ETL_ERR_LIMIT;
+    if (c->prov_count == c->prov_cap) {
+        uint32_t n = c->prov_cap ? c->prov_cap * 2 : 32;
+        provider_entry *v = etl_mem_realloc(&c->alloc, c->providers, (size_t)n * sizeof *v);
+        if (!v)
+            return ETL_ERR_NOMEM;
+        c->providers = v;
+        c->prov_cap = n;
+    }
+    provider_entry *ne = &c->providers[c->prov_count];
+    ne->guid = *g;
+    ne->name = copy;
+    ne->name_len = len;
+    if (!table_insert(c, &c->prov, h, c->prov_count))
+        return ETL_ERR_NOMEM;
+    c->prov_count++;
+    return ETL_OK;
+}
+
+const char *etl_schema_cache_provider_name(const etl_schema_cache *c, const etl_guid *g)
+{
+    if (!c || !g)
+        return NULL;
+    const provider_entry *e = find_provider(c, g, hash_guid(g));
+    return e ? e->name : NULL;
+}
+
+const etl_schema_cache_stats *etl_schema_cache_get_stats(const etl_schema_cache *c)
+{
+    return &c->stats;
+}
