@@ -34,6 +34,15 @@ size_t etl_format_sid(const uint8_t *p, size_t len, char out[ETL_SID_STR_SIZE]);
 /* Lower-case hex of `len` bytes into `out` (capacity at least 2*len+1). */
 void etl_format_hex(const uint8_t *p, size_t len, char *out);
 
+#define ETL_GUID_BRACED_STR_SIZE 39 /* "{XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}" + NUL */
+/* Upper-case GUID in braces, as Windows renders GUID fields (StringFromGUID2). */
+void etl_format_guid_braced(const etl_guid *g, char out[ETL_GUID_BRACED_STR_SIZE]);
+
+/* A SYSTEMTIME (8 little-endian u16: year, month, day of week, day, hour, minute, second,
+ * milliseconds) as FILETIME, taking it as UTC.  False when a field is out of range (the day of
+ * week is not checked: Windows ignores it too). */
+bool etl_systemtime_to_filetime(const uint8_t p[16], int64_t *filetime);
+
 #ifdef __cplusplus
 }
 #endif

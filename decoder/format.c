@@ -165,3 +165,42 @@ void etl_format_hex(const uint8_t *p, size_t len, char *out)
     }
     out[2 * len] = '\0';
 }
+
+void etl_format_guid_braced(const etl_guid *g, char out[ETL_GUID_BRACED_STR_SIZE])
+{
+    char lower[ETL_GUID_STR_SIZE];
+    etl_format_guid(g, lower);
+    out[0] = '{';
+    for (int i = 0; i < ETL_GUID_STR_SIZE - 1; i++)
+        out[i + 1] = (char)toupper((unsigned char)lower[i]);
+    out[ETL_GUID_BRACED_STR_SIZE - 2] = '}';
+    out[ETL_GUID_BRACED_STR_SIZE - 1] = '\0';
+}
+
+/* Days from 1601-01-01 to y-m-d in the proleptic Gregorian calendar: count whole 400-, 100-
+ * and 4-year cycles from the epoch (1601 starts a 400-year cycle), then the months. */
+static int64_t days_since_1601(unsigned y, unsigned m, unsigned d)
+{
+    static const uint16_t before_month[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    int64_t years = (int64_t)y - 1601;
+    int64_t days = years * 365 + years / 4 - years / 100 + years / 400;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    days += before_month[m - 1] + (m > 2 && leap ? 1 : 0);
+    return days + (int64_t)d - 1;
+}
+
+bool etl_systemtime_to_filetime(const uint8_t p[16], int64_t *filetime)
+{
+    unsigned y = etl_ld16(p), mo = etl_ld16(p + 2), d = etl_ld16(p + 6), h = etl_ld16(p + 8), mi = etl_ld16(p + 10),
+             s = etl_ld16(p + 12), ms = etl_ld16(p + 14);
+    static const uint8_t month_days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (y < 1601 || y > 30827 || mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] || h > 23 || mi > 59 ||
+        s > 59 || ms > 999)
+        return false;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo == 2 && d == 29 && !leap)
+        return false;
+    int64_t secs = days_since_1601(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + s;
+    *filetime = secs * 10000000 + (int64_t)ms * 10000;
+    return true;
+}

@@ -1,0 +1,111 @@
+/* value_format.h - the one formatter: a field's bytes, in-type and out-type to a typed value and
+ * to text, rendered the way Windows (TDH) renders them (etw-formats.md 8.2/8.3).
+ *
+ * Two outputs from the same decision, so they never disagree:
+ *   - a typed value (etl_value): what a consumer with types needs - the Wireshark dissector maps
+ *     it to typed header fields, etldump to JSON numbers, booleans and strings;
+ *   - text: what a person reads (etldump's strings, the dissector's etl.field.value).
+ *
+ * The out-type chooses the rendering when it makes sense for the in-type; an unknown or
+ * unsupported in/out pairing (and NOPRINT) falls back to the in-type's default, as Windows
+ * decoders do.  `format` in the typed value is that effective out-type.
+ *
+ * Text conventions (stable; tests pin them):
+ *   integers            decimal; HEXINT8..64, POINTER, CODE_POINTER: "0x" + upper-case hex, no padding
+ *   WIN32ERROR          decimal, plus " (NAME)" for the common codes: "5 (ERROR_ACCESS_DENIED)"
+ *   NTSTATUS, HRESULT   "0x%08X", plus " (NAME)": "0xC0000022 (STATUS_ACCESS_DENIED)"
+ *   BOOLEAN             "true" / "false"
+ *   FLOAT, DOUBLE       shortest text that reads back to the same value ("%.9g"/"%.17g" at most)
+ *   GUID                "{0AD614C4-0EF4-4225-8013-F44F37CB0397}" (StringFromGUID2 style)
+ *   FILETIME/SYSTEMTIME ISO 8601 UTC, 7 fraction digits: "2021-09-09T14:59:35.7990000Z"
+ *   SID                 "S-1-5-21-..."
+ *   binary              lower-case hex, no prefix ("" when empty), as etldump's payload_hex
+ *   IPV4 / IPV6         dotted quad / RFC 5952; SOCKETADDRESS "1.2.3.4:80", "[::1]:443"
+ *   PORT                decimal of the big-endian u16
+ *   8-bit strings       UTF-8 when valid, else Windows-1252 (TraceLogging's own assumption),
+ *                       so no byte is lost; UTF8/JSON/XML out-types the same way
+ *   char (STRING out on INT8/UINT8/UINT16)  the one character
+ *
+ * No allocation; the caller passes the buffers.  ETL_VALUE_TEXT_CAP(size) bytes always hold the
+ * whole text of a value of `size` bytes (and the scratch text of a typed value); with less, text
+ * is cut at a UTF-8 character boundary and `truncated` is set. */
+#ifndef ETL_VALUE_FORMAT_H
+#define ETL_VALUE_FORMAT_H
+
+#include "etl.h"
+#include "fields.h"
+#include "schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Text capacity that always suffices for a value of n bytes. */
+#define ETL_VALUE_TEXT_CAP(n) (3u * (size_t)(n) + 256u)
+
+typedef enum etl_value_kind {
+    ETL_VALUE_NONE = 0, /* the bytes are too short for the type: text is their hex */
+    ETL_VALUE_INT,      /* i */
+    ETL_VALUE_UINT,     /* u (also hex, PID/TID, port, error codes) */
+    ETL_VALUE_DOUBLE,   /* d (FLOAT widened) */
+    ETL_VALUE_BOOL,     /* b */
+    ETL_VALUE_STRING,   /* str/str_len: UTF-8, not NUL-terminated */
+    ETL_VALUE_BYTES,    /* bytes/bytes_len (also IPV4/IPV6/SOCKETADDRESS: the raw address) */
+    ETL_VALUE_GUID,     /* guid */
+    ETL_VALUE_FILETIME  /* filetime: 100 ns since 1601-01-01 UTC (SYSTEMTIME converted) */
+} etl_value_kind;
+
+typedef struct etl_value {
+    etl_value_kind kind;
+    uint16_t format;     /* the effective out-type (ETL_OUT_*), never NULL/NOPRINT */
+    uint8_t bits;        /* INT/UINT/DOUBLE: width of the in-type; POINTER: record pointer bits */
+    bool truncated;      /* STRING: the text did not fit the scratch buffer */
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+        bool b;
+        int64_t filetime;
+        etl_guid guid;
+    } v;
+    const char *str;     /* STRING: into the payload (valid UTF-8 8-bit strings) or the buffer */
+    size_t str_len;
+    const uint8_t *bytes;
+    size_t bytes_len;
+} etl_value;
+
+/* The out-type actually used for an in/out pair: `out` when Windows renders the pair that way,
+ * else the in-type's default. */
+uint16_t etl_value_effective_format(unsigned in_type, unsigned out_type);
+
+/* Typed value of bytes p[0..n) of in_type/out_type.  `buf` (cap bytes) is scratch for text that
+ * has to be converted (UTF-16, Windows-1252, chars, SIDs); strings point into it or into p. */
+void etl_value_decode_raw(unsigned in_type, unsigned out_type, const uint8_t *p, size_t n, uint8_t pointer_size,
+                          etl_value *v, char *buf, size_t cap);
+/* Typed value of a VALUE item. */
+void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap);
+
+/* Text of a decoded value into out (cap bytes, NUL-terminated); returns its length. */
+size_t etl_value_text(const etl_value *v, char *out, size_t cap);
+/* Text of raw bytes / of a VALUE item (decode + text in one call, one buffer). */
+size_t etl_value_format_raw(unsigned in_type, unsigned out_type, const uint8_t *p, size_t n, uint8_t pointer_size,
+                            char *out, size_t cap);
+size_t etl_value_format(const etl_item *it, char *out, size_t cap);
+
+/* Character arrays: an ARRAY_BEGIN of INT8/UINT8/UINT16 with the STRING out-type (TraceLogging's
+ * CharArray encodings) is shown by Windows as one string.  True for such items when the whole
+ * array's bytes are at hand (elem_size set); etl_value_char_array then gives the text (the
+ * string stops at a NUL).  Callers then pass over the elements with etl_fields_skip. */
+bool etl_value_is_char_array(const etl_item *array_begin);
+size_t etl_value_char_array(const etl_item *array_begin, char *out, size_t cap, bool *truncated);
+
+/* Names of common error codes, or NULL. */
+const char *etl_win32_error_name(uint32_t code);
+const char *etl_ntstatus_name(uint32_t code);
+const char *etl_hresult_name(uint32_t code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_VALUE_FORMAT_H */
