@@ -8,15 +8,54 @@
  * readable is still printed, each problem on stderr with its file offset); 2 when the input is
  * unusable (missing, empty, not an .etl file), with one line saying why.
  *
- * A thin user of the decoder's public API: the Wireshark plugin reads through the same calls. */
+ * A thin user of the decoder's public API: the Wireshark plugin reads through the same calls.
+ *
+ * Decoded fields.  EVENT_HEADER records get, after "ext" (and "problem"):
+ *   "provider_name"  the TraceLogging provider name from the record's PROV_TRAITS, or the one
+ *                    last seen in PROV_TRAITS for the same provider GUID (so a provider's events
+ *                    without traits are named once any event of it has been read);
+ *   "event_name"     TraceLogging events: the name in EVENT_SCHEMA_TL;
+ *   "fields"         TraceLogging events: an object from field name to typed value, in schema
+ *                    order; structs are objects, arrays are arrays; char arrays (INT8/UINT8/UINT16
+ *                    with the STRING out-type) are one string, as Windows shows them;
+ *   "fields_placeholder"  when the payload could not be decoded to the end: {"field", "reason",
+ *                    "offset", "data_hex"} - the fields before it are all in "fields";
+ *   "fields_trailing_hex" payload bytes after the last field, when there are any.
+ * Value conventions in "fields" (value_format.h decides the types; these are the JSON forms):
+ *   - integers are JSON numbers when they are within +-2^53 (exactly representable as a double,
+ *     so every JSON reader keeps them), else decimal strings - "18446744073709551615" - decided
+ *     per value, the same way for every integer type; PID, TID and PORT are integers;
+ *   - hex-formatted integers (HEXINT*, POINTER, CODE_POINTER) are strings "0x1F"; WIN32ERROR,
+ *     NTSTATUS and HRESULT are strings with the number and the name when known:
+ *     "5 (ERROR_ACCESS_DENIED)", "0xC0000022 (STATUS_ACCESS_DENIED)";
+ *   - BOOLEAN / BOOL32 are true/false; FLOAT/DOUBLE are numbers (shortest round-trip text),
+ *     NaN and infinities the strings "NaN", "Infinity", "-Infinity";
+ *   - strings are UTF-8 strings; 8-bit strings that are not UTF-8 are read as Windows-1252;
+ *   - binary is a lower-case hex string without prefix, like "payload_hex";
+ *   - GUIDs are lower-case strings without braces, like "provider" and "activity_id";
+ *   - FILETIME and SYSTEMTIME are ISO 8601 UTC strings with 7 fraction digits, like "timestamp"
+ *     ("2021-09-09T14:59:35.7990000Z"); impossible SYSTEMTIMEs are their 16 bytes as hex, and
+ *     FILETIMEs past year 9999 their number;
+ *   - SID, IPv4, IPv6 (RFC 5952) and socket addresses are their text;
+ *   - a name that repeats among the members of one object gets "_2", "_3", ... on its second,
+ *     third, ... use ("x", "x_2", "x_3"); a field literally named "x_2" beside them is not
+ *     renamed, so such schemas can still produce a duplicate key. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <stdio_ext.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
 #include "etl.h"
 #include "etl_format.h"
+#include "fields.h"
 #include "json.h"
+#include "schema_cache.h"
+#include "tl_schema.h"
+#include "value_format.h"
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
 
@@ -125,7 +164,241 @@ done:
     json_end_object(j);
 }
 
-static void write_record(json_out *j, const etl_record *r, bool payload)
+/* ---- decoded fields ---------------------------------------------------------------------- */
+
+/* json.c has no writer for a bare number in text form (doubles, big integers stay strings);
+ * this one follows its comma rule: a value after a key or a first element gets none. */
+static void json_raw(json_out *j, const char *s, size_t n)
+{
+    if (j->depth > 0 && j->depth < 64) {
+        if (j->need_comma[j->depth])
+            putc(',', j->f);
+        j->need_comma[j->depth] = true;
+    }
+    fwrite(s, 1, n, j->f);
+}
+
+#define JSON_SAFE_INT (1ULL << 53) /* integers beyond this lose precision in a double */
+
+/* Scratch for converted text (value_text) and rendered text (value_out): big enough for any
+ * value of a record (< 64 KiB). */
+static char value_text[ETL_VALUE_TEXT_CAP(65536)];
+static char value_out[ETL_VALUE_TEXT_CAP(65536)];
+
+static void write_value(json_out *j, const etl_item *it)
+{
+    etl_value v;
+    char *t = value_out;
+    const size_t tcap = sizeof value_out;
+    size_t n;
+    etl_value_decode(it, &v, value_text, sizeof value_text);
+    switch (v.kind) {
+    case ETL_VALUE_INT:
+        if (v.v.i >= -(int64_t)JSON_SAFE_INT && v.v.i <= (int64_t)JSON_SAFE_INT) {
+            json_i64(j, v.v.i);
+        } else {
+            n = etl_value_text(&v, t, tcap);
+            json_string_n(j, t, n);
+        }
+        return;
+    case ETL_VALUE_UINT:
+        switch (v.format) {
+        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+        case ETL_OUT_CODE_POINTER: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+            n = etl_value_text(&v, t, tcap);
+            json_string_n(j, t, n);
+            return;
+        default:
+            break;
+        }
+        if (v.v.u <= JSON_SAFE_INT) {
+            json_u64(j, v.v.u);
+        } else {
+            n = etl_value_text(&v, t, tcap);
+            json_string_n(j, t, n);
+        }
+        return;
+    case ETL_VALUE_DOUBLE:
+        n = etl_value_text(&v, t, tcap);
+        if (isfinite(v.v.d))
+            json_raw(j, t, n);
+        else
+            json_string_n(j, t, n);
+        return;
+    case ETL_VALUE_BOOL:
+        json_bool(j, v.v.b);
+        return;
+    case ETL_VALUE_STRING:
+        json_string_n(j, v.str, v.str_len);
+        return;
+    case ETL_VALUE_GUID: {
+        char g[ETL_GUID_STR_SIZE];
+        etl_format_guid(&v.v.guid, g);
+        json_string(j, g);
+        return;
+    }
+    case ETL_VALUE_FILETIME:
+        etl_format_filetime(v.v.filetime, t); /* ETL_TIME_STR_SIZE fits easily */
+        json_string(j, t);
+        return;
+    case ETL_VALUE_BYTES:
+        if (v.format == ETL_OUT_IPV4 || v.format == ETL_OUT_IPV6 || v.format == ETL_OUT_SOCKETADDRESS) {
+            n = etl_value_text(&v, t, tcap);
+            json_string_n(j, t, n);
+            return;
+        }
+        json_hex_bytes(j, v.bytes, v.bytes_len);
+        return;
+    case ETL_VALUE_NONE:
+    default:
+        json_hex_bytes(j, v.bytes, v.bytes_len);
+        return;
+    }
+}
+
+/* The object key of an item: its name, with "_N" for the Nth repeat of a name. */
+static void field_key(json_out *j, const etl_item *it)
+{
+    if (!it->dup) {
+        json_key(j, it->name);
+        return;
+    }
+    static char key[ETL_SCHEMA_MAX_METADATA + 16];
+    snprintf(key, sizeof key, "%s_%u", it->name, (unsigned)it->dup);
+    json_key(j, key);
+}
+
+static void write_fields(json_out *j, etl_fields *f)
+{
+    enum { IN_OBJECT, IN_ARRAY };
+    uint8_t in[ETL_SCHEMA_MAX_DEPTH + 1];
+    int depth = 0;
+    bool skipped = false; /* a char array went out as one string: its ARRAY_END closes nothing */
+    etl_item it, hole = {0};
+    bool have_hole = false;
+    in[0] = IN_OBJECT;
+    json_key(j, "fields");
+    json_begin_object(j);
+    for (;;) {
+        etl_item_kind k = etl_fields_next(f, &it);
+        if (k == ETL_ITEM_END)
+            break;
+        switch (k) {
+        case ETL_ITEM_VALUE:
+            if (in[depth] == IN_OBJECT)
+                field_key(j, &it);
+            write_value(j, &it);
+            break;
+        case ETL_ITEM_STRUCT_BEGIN:
+            if (in[depth] == IN_OBJECT)
+                field_key(j, &it);
+            json_begin_object(j);
+            if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
+                in[++depth] = IN_OBJECT;
+            break;
+        case ETL_ITEM_ARRAY_BEGIN:
+            if (in[depth] == IN_OBJECT)
+                field_key(j, &it);
+            if (etl_value_is_char_array(&it)) {
+                bool cut;
+                size_t n = etl_value_char_array(&it, value_text, sizeof value_text, &cut);
+                json_string_n(j, value_text, n);
+                etl_fields_skip(f);
+                skipped = true;
+                break;
+            }
+            json_begin_array(j);
+            if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
+                in[++depth] = IN_ARRAY;
+            break;
+        case ETL_ITEM_STRUCT_END:
+        case ETL_ITEM_ARRAY_END:
+            if (k == ETL_ITEM_ARRAY_END && skipped) {
+                skipped = false;
+                break;
+            }
+            if (k == ETL_ITEM_STRUCT_END)
+                json_end_object(j);
+            else
+                json_end_array(j);
+            if (depth > 0)
+                depth--;
+            break;
+        case ETL_ITEM_PLACEHOLDER:
+            hole = it;
+            have_hole = true;
+            break;
+        default:
+            break;
+        }
+    }
+    /* after a placeholder, containers may still be open */
+    while (depth > 0) {
+        if (in[depth--] == IN_ARRAY)
+            json_end_array(j);
+        else
+            json_end_object(j);
+    }
+    json_end_object(j);
+    if (have_hole) {
+        json_key(j, "fields_placeholder");
+        json_begin_object(j);
+        json_key(j, "field");
+        json_string(j, hole.name);
+        json_key(j, "reason");
+        json_string(j, hole.reason ? hole.reason : "");
+        json_key(j, "offset");
+        json_u64(j, hole.offset);
+        json_key(j, "data_hex");
+        json_hex_bytes(j, hole.data, hole.size);
+        json_end_object(j);
+    } else if (it.size) {
+        json_key(j, "fields_trailing_hex");
+        json_hex_bytes(j, it.data, it.size);
+    }
+}
+
+/* provider_name, event_name and fields of an EVENT_HEADER record (see the top comment). */
+static void write_decoded(json_out *j, etl_schema_cache *cache, const etl_record *r)
+{
+    const char *pname = NULL;
+    size_t plen = 0;
+    const etl_ext_item *traits = r->ext_count ? etl_record_tl_traits(r) : NULL;
+    if (traits) {
+        etl_tl_traits t;
+        etl_tl_parse_traits(traits->data, traits->data_size, &t, NULL);
+        if (t.name) {
+            pname = t.name;
+            plen = t.name_len;
+            if (r->has_provider)
+                etl_schema_cache_set_provider_name(cache, &r->provider, t.name, t.name_len);
+        }
+    }
+    if (!pname && r->has_provider && (pname = etl_schema_cache_provider_name(cache, &r->provider)))
+        plen = strlen(pname);
+    if (pname) {
+        json_key(j, "provider_name");
+        json_string_n(j, pname, plen);
+    }
+    if (!r->ext_count)
+        return;
+    etl_fields f;
+    const etl_schema *s;
+    etl_error err;
+    etl_status st = etl_fields_start_record(&f, cache, r, &s, &err);
+    if (st == ETL_ERR_NOT_FOUND)
+        return;
+    if (st != ETL_OK) {
+        json_key(j, "fields_error");
+        json_string(j, err.message);
+        return;
+    }
+    json_key(j, "event_name");
+    json_string(j, etl_schema_event_name(s));
+    write_fields(j, &f);
+}
+
+static void write_record(json_out *j, const etl_record *r, bool payload, etl_schema_cache *cache)
 {
     char ts[ETL_TIME_STR_SIZE];
     json_begin_object(j);
@@ -245,6 +518,8 @@ static void write_record(json_out *j, const etl_record *r, bool payload)
         json_key(j, "problem");
         json_string(j, r->problem_text);
     }
+    if (r->header_type == ETL_HT_EVENT_HEADER32 || r->header_type == ETL_HT_EVENT_HEADER64)
+        write_decoded(j, cache, r);
     if (payload) {
         json_key(j, "payload_hex");
         json_hex_bytes(j, r->bytes + r->payload_offset, r->payload_size);
@@ -437,8 +712,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "etldump: %s: %s\n", path, err.message);
         return 2;
     }
+    etl_schema_cache *cache = etl_schema_cache_new(NULL);
+    if (!cache) {
+        fprintf(stderr, "etldump: out of memory\n");
+        etl_reader_close(r);
+        return 2;
+    }
     static char outbuf[1 << 20];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+#ifdef __GLIBC__
+    /* One thread writes stdout: skip stdio's per-call locking, which json.c's many small
+     * fwrite/putc calls otherwise pay on every byte run (about half of etldump's time). */
+    __fsetlocking(stdout, FSETLOCKING_BYCALLER);
+#endif
     json_out j = {.f = stdout};
 
     counts kinds = {0}, exts = {0}, provs = {0};
@@ -504,7 +790,7 @@ int main(int argc, char **argv)
                 any_ts = true;
             }
         } else if (!verify) {
-            write_record(&j, &rec, payload);
+            write_record(&j, &rec, payload, cache);
         }
     }
     int rc = 0;
@@ -572,6 +858,7 @@ int main(int argc, char **argv)
     free(exts.v);
     free(provs.v);
     free(reasons);
+    etl_schema_cache_free(cache);
     etl_reader_close(r);
     return rc;
 }
