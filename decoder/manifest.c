@@ -147,6 +147,22 @@ uint16_t etl_mf_out_type(const char *name)
     return 0;
 }
 
+const char *etl_mf_in_type_qname(uint16_t in_type)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(in_types); i++)
+        if (in_types[i].value == in_type)
+            return in_types[i].name; /* win: names come first in the table */
+    return NULL;
+}
+
+const char *etl_mf_out_type_qname(uint16_t out_type)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(out_types); i++)
+        if (out_types[i].value == out_type)
+            return out_types[i].name;
+    return NULL;
+}
+
 /* The standard names of winmeta.xml, with the display text TDH gives them. */
 static const struct {
     const char *name;

@@ -122,6 +122,9 @@ const etl_mf_map *etl_mf_find_map(const etl_mf_provider *p, const char *name);
  * 0 when unknown. */
 uint16_t etl_mf_in_type(const char *name);
 uint16_t etl_mf_out_type(const char *name);
+/* And back: the manifest name of a TDH number ("win:UInt32", "xs:unsignedInt"), or NULL. */
+const char *etl_mf_in_type_qname(uint16_t in_type);
+const char *etl_mf_out_type_qname(uint16_t out_type);
 
 #ifdef __cplusplus
 }
