@@ -15,6 +15,13 @@ foreach(dir ${SEEDS} ${OWN_SEEDS})
     endforeach()
   endif()
 endforeach()
+# seeds a script makes (e.g. TraceLogging events in the fuzz target's own input form)
+if(SEED_CMD)
+  execute_process(COMMAND ${SEED_CMD} RESULT_VARIABLE seed_rc)
+  if(NOT seed_rc EQUAL 0)
+    message(FATAL_ERROR "seed command failed: ${SEED_CMD}")
+  endif()
+endif()
 execute_process(COMMAND ${FUZZER} -max_total_time=${SECONDS} -max_len=131072 -rss_limit_mb=2048 -timeout=20
                         -print_final_stats=1 ${WORK}/corpus ${WORK}/seeds
                 WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc)
