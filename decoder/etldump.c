@@ -20,7 +20,9 @@
  *                    with the STRING out-type) are one string, as Windows shows them;
  *   "fields_placeholder"  when the payload could not be decoded to the end: {"field", "reason",
  *                    "offset", "data_hex"} - the fields before it are all in "fields";
- *   "fields_trailing_hex" payload bytes after the last field, when there are any.
+ *   "fields_trailing_hex" payload bytes after the last field, when there are any;
+ *   "event_tags", "field_tags"  TraceLogging tags (28 bits) as "0x..." strings: the event's,
+ *                    and [{"field", "tag"}] for each field that has one, in schema order.
  * Value conventions in "fields" (value_format.h decides the types; these are the JSON forms):
  *   - integers are JSON numbers when they are within +-2^53 (exactly representable as a double,
  *     so every JSON reader keeps them), else decimal strings - "18446744073709551615" - decided
@@ -359,6 +361,36 @@ static void write_fields(json_out *j, etl_fields *f)
 }
 
 /* provider_name, event_name and fields of an EVENT_HEADER record (see the top comment). */
+/* TraceLogging tags (28 bits): "event_tags" and, for fields that carry one, "field_tags" as
+ * [{"field": name, "tag": "0x..."}] in schema order; both only when some tag is set. */
+static void write_tags(json_out *j, const etl_schema *s)
+{
+    if (s->event_tags) {
+        json_key(j, "event_tags");
+        json_hex_u64(j, s->event_tags);
+    }
+    bool any = false;
+    for (uint32_t i = 0; i < s->step_count; i++) {
+        const etl_schema_step *st = &s->steps[i];
+        if (!st->tag || st->op == ETL_OP_STRUCT_END || st->op == ETL_OP_ARRAY_END ||
+            ((st->flags & ETL_STEP_ELEMENT) && i > 0 && s->steps[i - 1].op == ETL_OP_ARRAY_BEGIN))
+            continue; /* an array's tag is on its ARRAY_BEGIN; its element step repeats it */
+        if (!any) {
+            json_key(j, "field_tags");
+            json_begin_array(j);
+            any = true;
+        }
+        json_begin_object(j);
+        json_key(j, "field");
+        json_string(j, etl_schema_str(s, st->name));
+        json_key(j, "tag");
+        json_hex_u64(j, st->tag);
+        json_end_object(j);
+    }
+    if (any)
+        json_end_array(j);
+}
+
 static void write_decoded(json_out *j, etl_schema_cache *cache, const etl_record *r)
 {
     const char *pname = NULL;
@@ -395,6 +427,7 @@ static void write_decoded(json_out *j, etl_schema_cache *cache, const etl_record
     }
     json_key(j, "event_name");
     json_string(j, etl_schema_event_name(s));
+    write_tags(j, s);
     write_fields(j, &f);
 }
 

@@ -78,6 +78,12 @@ for preset in presets:
         check(all("sequence" in r for r in msg), "kernel64: WPP sequence numbers")
         perf = [r for r in recs if r["header_type"] == "PERFINFO64"]
         check(all(r["pid"] is None and r["tid"] is None for r in perf), "kernel64: PERFINFO has no pid/tid")
+    if preset in ("tl64", "tl32"):
+        recs = [json.loads(line) for line in etldump(path).stdout.splitlines()]
+        tagged = [r for r in recs if r.get("event_tags")]
+        check(len(tagged) >= 1 and all(r["event_tags"] == "0xabcdef" for r in tagged), f"{preset}: event tags 0xabcdef")
+        check(any({"field": "Tagged", "tag": "0x123456"} in r.get("field_tags", []) for r in tagged),
+              f"{preset}: field tag 0x123456 on Tagged")
     if preset == "manifest64":
         recs = [json.loads(line) for line in etldump(path).stdout.splitlines()]
         items = [e for r in recs for e in r["ext"]]
