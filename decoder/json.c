@@ -3,11 +3,44 @@
 
 #include <string.h>
 
+void json_flush(json_out *j)
+{
+    if (j->len) {
+        fwrite(j->buf, 1, j->len, j->f);
+        j->len = 0;
+    }
+}
+
+static void out_mem(json_out *j, const char *p, size_t n)
+{
+    if (n > sizeof j->buf - j->len) {
+        json_flush(j);
+        if (n > sizeof j->buf) {
+            out_mem(j, p, n);
+            return;
+        }
+    }
+    memcpy(j->buf + j->len, p, n);
+    j->len += n;
+}
+
+static void out_byte(json_out *j, char c)
+{
+    if (j->len == sizeof j->buf)
+        json_flush(j);
+    j->buf[j->len++] = c;
+}
+
+static void out_str(json_out *j, const char *s)
+{
+    out_mem(j, s, strlen(s));
+}
+
 static void sep(json_out *j)
 {
     if (j->depth > 0 && j->depth < 64) {
         if (j->need_comma[j->depth])
-            putc(',', j->f);
+            out_byte(j, ',');
         j->need_comma[j->depth] = true;
     }
 }
@@ -15,14 +48,14 @@ static void sep(json_out *j)
 void json_begin_object(json_out *j)
 {
     sep(j);
-    putc('{', j->f);
+    out_byte(j, '{');
     if (j->depth < 63)
         j->need_comma[++j->depth] = false;
 }
 
 void json_end_object(json_out *j)
 {
-    putc('}', j->f);
+    out_byte(j, '}');
     if (j->depth > 0)
         j->depth--;
 }
@@ -30,14 +63,14 @@ void json_end_object(json_out *j)
 void json_begin_array(json_out *j)
 {
     sep(j);
-    putc('[', j->f);
+    out_byte(j, '[');
     if (j->depth < 63)
         j->need_comma[++j->depth] = false;
 }
 
 void json_end_array(json_out *j)
 {
-    putc(']', j->f);
+    out_byte(j, ']');
     if (j->depth > 0)
         j->depth--;
 }
@@ -45,35 +78,35 @@ void json_end_array(json_out *j)
 static void raw_string(json_out *j, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    putc('"', j->f);
+    out_byte(j, '"');
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        fwrite(s + run, 1, i - run, j->f);
+        out_mem(j, s + run, i - run);
         run = i + 1;
         switch (c) {
-        case '"': fputs("\\\"", j->f); break;
-        case '\\': fputs("\\\\", j->f); break;
-        case '\n': fputs("\\n", j->f); break;
-        case '\r': fputs("\\r", j->f); break;
-        case '\t': fputs("\\t", j->f); break;
+        case '"': out_str(j, "\\\""); break;
+        case '\\': out_str(j, "\\\\"); break;
+        case '\n': out_str(j, "\\n"); break;
+        case '\r': out_str(j, "\\r"); break;
+        case '\t': out_str(j, "\\t"); break;
         default:
-            fputs("\\u00", j->f);
-            putc(hex[c >> 4], j->f);
-            putc(hex[c & 15], j->f);
+            out_str(j, "\\u00");
+            out_byte(j, hex[c >> 4]);
+            out_byte(j, hex[c & 15]);
         }
     }
-    fwrite(s + run, 1, n - run, j->f);
-    putc('"', j->f);
+    out_mem(j, s + run, n - run);
+    out_byte(j, '"');
 }
 
 void json_key(json_out *j, const char *key)
 {
     sep(j);
     raw_string(j, key, strlen(key));
-    putc(':', j->f);
+    out_byte(j, ':');
     /* the value that follows must not add a comma */
     if (j->depth > 0 && j->depth < 64)
         j->need_comma[j->depth] = false;
@@ -102,14 +135,14 @@ void json_u64(json_out *j, uint64_t v)
         v /= 10;
     } while (v);
     sep(j);
-    fwrite(buf + i, 1, (size_t)(23 - i), j->f);
+    out_mem(j, buf + i, (size_t)(23 - i));
 }
 
 void json_i64(json_out *j, int64_t v)
 {
     if (v < 0) {
         sep(j);
-        putc('-', j->f);
+        out_byte(j, '-');
         /* print the magnitude without the separator logic adding a comma */
         if (j->depth > 0 && j->depth < 64)
             j->need_comma[j->depth] = false;
@@ -122,13 +155,13 @@ void json_i64(json_out *j, int64_t v)
 void json_bool(json_out *j, bool v)
 {
     sep(j);
-    fputs(v ? "true" : "false", j->f);
+    out_str(j, v ? "true" : "false");
 }
 
 void json_null(json_out *j)
 {
     sep(j);
-    fputs("null", j->f);
+    out_str(j, "null");
 }
 
 void json_hex_u64(json_out *j, uint64_t v)
@@ -144,9 +177,9 @@ void json_hex_u64(json_out *j, uint64_t v)
     buf[--i] = 'x';
     buf[--i] = '0';
     sep(j);
-    putc('"', j->f);
-    fwrite(buf + i, 1, (size_t)(23 - i), j->f);
-    putc('"', j->f);
+    out_byte(j, '"');
+    out_mem(j, buf + i, (size_t)(23 - i));
+    out_byte(j, '"');
 }
 
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
@@ -154,21 +187,29 @@ void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
     static const char hex[] = "0123456789abcdef";
     char chunk[256];
     sep(j);
-    putc('"', j->f);
+    out_byte(j, '"');
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         chunk[k++] = hex[p[i] >> 4];
         chunk[k++] = hex[p[i] & 15];
         if (k == sizeof chunk) {
-            fwrite(chunk, 1, k, j->f);
+            out_mem(j, chunk, k);
             k = 0;
         }
     }
-    fwrite(chunk, 1, k, j->f);
-    putc('"', j->f);
+    out_mem(j, chunk, k);
+    out_byte(j, '"');
 }
 
 void json_newline(json_out *j)
 {
-    putc('\n', j->f);
+    out_byte(j, '\n');
+    if (j->len >= sizeof j->buf / 2)
+        json_flush(j);
+}
+
+void json_raw(json_out *j, const char *s, size_t n)
+{
+    sep(j);
+    out_mem(j, s, n);
 }
