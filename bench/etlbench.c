@@ -9,28 +9,17 @@
  *   frame+ext    file order, every extended item decoded (GUIDs, SIDs, stacks formatted)
  *   inflate      LZXpress alone over every compressed buffer (MB/s of output)
  * MB/s counts the uncompressed record bytes (the buffers' valid data) per second of CPU. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "etl.h"
 #include "etl_format.h"
 
-/* The capture, read into memory. */
-struct mem {
-    const uint8_t *p;
-    size_t n;
-};
 
 
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Uncompressed bytes of the records region of every buffer: what "framing" has to walk. */
 static uint64_t data_bytes(const struct mem *m)
@@ -128,21 +117,8 @@ int main(int argc, char **argv)
     }
     printf("%-44s %-10s %10s %12s %10s %9s\n", "file", "pass", "records", "records/s", "MB/s", "ns/rec");
     for (int a = first; a < argc; a++) {
-        FILE *f = fopen(argv[a], "rb");
-        if (!f) {
-            perror(argv[a]);
-            return 2;
-        }
-        fseek(f, 0, SEEK_END);
-        long sz = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        uint8_t *buf = malloc((size_t)sz + 1);
-        if (!buf || fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-            fprintf(stderr, "etlbench: cannot read %s\n", argv[a]);
-            return 2;
-        }
-        fclose(f);
-        struct mem m = {buf, (size_t)sz};
+        struct mem m = bench_read_file("etlbench", argv[a]);
+        uint8_t *buf = (uint8_t *)m.p;
         uint64_t bytes = data_bytes(&m);
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         struct {
@@ -154,9 +130,9 @@ int main(int argc, char **argv)
             double best = 1e30;
             uint64_t n = 0;
             for (int i = 0; i < repeat; i++) {
-                double t0 = cpu_now();
+                double t0 = bench_cpu_now();
                 n = pass(&m, passes[p].order, passes[p].ext);
-                double t = cpu_now() - t0;
+                double t = bench_cpu_now() - t0;
                 if (t < best)
                     best = t;
             }
@@ -166,9 +142,9 @@ int main(int argc, char **argv)
         double best = 1e30;
         uint64_t out = 0;
         for (int i = 0; i < repeat; i++) {
-            double t0 = cpu_now();
+            double t0 = bench_cpu_now();
             out = inflate_all(&m);
-            double t = cpu_now() - t0;
+            double t = bench_cpu_now() - t0;
             if (t < best)
                 best = t;
         }

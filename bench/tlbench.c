@@ -14,41 +14,18 @@
  *   +text        items + the text (etl_value_format) of every VALUE, as etl.field.value needs
  * The first (cold) pass, which compiles each distinct schema once, is not timed.
  * Goal: "items" under 100 ns per event. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "etl.h"
 #include "fields.h"
 #include "schema_cache.h"
 #include "value_format.h"
 
-struct mem {
-    const uint8_t *p;
-    size_t n;
-};
 
-static int mem_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
-{
-    const struct mem *m = ctx;
-    *got = 0;
-    if (off >= m->n)
-        return 0;
-    size_t k = m->n - (size_t)off < len ? m->n - (size_t)off : len;
-    memcpy(buf, m->p + off, k);
-    *got = k;
-    return 0;
-}
-static const etl_io mem_io = {mem_read_at};
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* One TraceLogging event, copied out of its buffer. */
 typedef struct tl_event {
@@ -89,7 +66,7 @@ static void collect(const struct mem *m, events *e)
     etl_reader *r;
     etl_error err;
     etl_options opt = {.order = ETL_ORDER_FILE};
-    if (etl_reader_open_io(&mem_io, (void *)m, m->n, &opt, &r, &err) != ETL_OK) {
+    if (etl_reader_open_memory(m->p, m->n, &opt, &r, &err) != ETL_OK) {
         fprintf(stderr, "tlbench: %s\n", err.message);
         exit(2);
     }
@@ -172,21 +149,8 @@ int main(int argc, char **argv)
     printf("%-44s %-11s %8s %9s %8s %12s %9s\n", "file", "pass", "events", "schemas", "items/ev", "events/s",
            "ns/event");
     for (int a = first; a < argc; a++) {
-        FILE *fp = fopen(argv[a], "rb");
-        if (!fp) {
-            perror(argv[a]);
-            return 2;
-        }
-        fseek(fp, 0, SEEK_END);
-        long sz = ftell(fp);
-        fseek(fp, 0, SEEK_SET);
-        uint8_t *buf = malloc((size_t)sz + 1);
-        if (!buf || fread(buf, 1, (size_t)sz, fp) != (size_t)sz) {
-            fprintf(stderr, "tlbench: cannot read %s\n", argv[a]);
-            return 2;
-        }
-        fclose(fp);
-        struct mem m = {buf, (size_t)sz};
+        struct mem m = bench_read_file("tlbench", argv[a]);
+        uint8_t *buf = (uint8_t *)m.p;
         events e = {0};
         collect(&m, &e);
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
@@ -208,11 +172,11 @@ int main(int argc, char **argv)
             double best = 1e30;
             uint64_t items = 0;
             for (int k = 0; k < repeat; k++) {
-                double t0 = cpu_now();
+                double t0 = bench_cpu_now();
                 items = 0;
                 for (int l = 0; l < loops; l++)
                     items += run(&e, c, row);
-                double t = (cpu_now() - t0) / loops;
+                double t = (bench_cpu_now() - t0) / loops;
                 if (t < best)
                     best = t;
             }

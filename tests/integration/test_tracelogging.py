@@ -21,19 +21,11 @@ import re
 import subprocess
 import sys
 
+from checks import check, finish
+
 ETLDUMP, SHARED, WHICH = sys.argv[1], sys.argv[2], sys.argv[3]
 CAPTURES = os.path.join(SHARED, "captures")
 GOLDENS = os.path.join(SHARED, "goldens")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def records(path, *extra):
@@ -225,5 +217,4 @@ if WHICH not in TESTS:
     print(f"unknown test {WHICH!r}; one of {sorted(TESTS)}")
     sys.exit(2)
 TESTS[WHICH]()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()
