@@ -46,6 +46,7 @@ void etl_fields_start(etl_fields *f, const etl_schema *s, const uint8_t *payload
     f->depth = 0;
     f->last_kind = ETL_ITEM_END;
     f->pending = 0;
+    memset(f->slots, 0, sizeof f->slots);
 }
 
 /* Fill the parts of an item every kind sets. */
@@ -74,6 +75,9 @@ static void item_base(const etl_fields *f, etl_item *it, etl_item_kind kind, con
     it->custom_schema = NULL;
     it->custom_schema_len = 0;
     it->reason = NULL;
+    it->map = NULL;
+    it->map_len = 0;
+    it->map_strings = NULL;
 }
 
 /* The rest of the payload as a placeholder; the walk ends after it. */
@@ -102,6 +106,9 @@ static etl_item_kind placeholder(etl_fields *f, etl_item *it, const char *name, 
     it->custom_schema = NULL;
     it->custom_schema_len = 0;
     it->reason = reason;
+    it->map = NULL;
+    it->map_len = 0;
+    it->map_strings = NULL;
     f->pos = f->size;
     f->done = ST_DONE;
     f->items++;
@@ -199,9 +206,67 @@ static bool value_span(const etl_fields *f, const etl_schema_step *st, uint32_t 
         *len = n;
         return n <= rest;
     }
+    case ETL_SIZE_COUNTED16_BE: {
+        if (rest < 2)
+            return false;
+        uint32_t n = (uint32_t)(p[0] << 8 | p[1]);
+        *prefix = 2;
+        *len = n;
+        return n <= rest - 2;
+    }
+    case ETL_SIZE_COUNTED32: {
+        if (rest < 4)
+            return false;
+        uint32_t n = etl_ld32(p);
+        *prefix = 4;
+        *len = n;
+        return n <= rest - 4;
+    }
+    case ETL_SIZE_REST:
+        *len = rest;
+        return true;
+    case ETL_SIZE_WBEMSID: {
+        /* TOKEN_USER is two pointers (a SID pointer and attributes, padded); kernel MOF events
+         * write a lone u32 0 when there is no SID (PerfView's SkipSID reads them that way) */
+        if (rest < 4)
+            return false;
+        if (etl_ld32(p) == 0) {
+            *prefix = 4;
+            *len = 0;
+            return true;
+        }
+        uint32_t tu = 2u * (f->pointer_size == 4 ? 4u : 8u);
+        if (rest < tu + 8)
+            return false;
+        uint32_t n = 8u + 4u * p[tu + 1];
+        *prefix = tu;
+        *len = n;
+        return n <= rest - tu;
+    }
+    case ETL_SIZE_REF: {
+        /* a length read earlier (units of st->size bytes: characters or bytes) */
+        uint64_t units = st->ref < ETL_SCHEMA_MAX_REFS ? f->slots[st->ref] : UINT64_MAX;
+        uint64_t n = st->size ? units * st->size : units;
+        if (st->size && units > UINT32_MAX / st->size)
+            return false;
+        *len = (uint32_t)n;
+        return n <= rest;
+    }
     default:
         return false;
     }
+}
+
+/* Keep the value of a REFSLOT step (an unsigned little-endian integer of its width). */
+static void keep_slot(etl_fields *f, const etl_schema_step *st, const uint8_t *p, uint32_t len)
+{
+    uint64_t v = 0;
+    if (len > 8)
+        len = 8;
+    for (uint32_t i = len; i-- > 0;)
+        v = v << 8 | p[i];
+    if (st->slot < ETL_SCHEMA_MAX_REFS)
+        f->slots[st->slot] = v;
 }
 
 etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
@@ -240,6 +305,14 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
             it->raw_out = 0;
             it->custom_schema = s->bytes + st->data;
             it->custom_schema_len = st->data_len;
+        } else {
+            if (st->flags & ETL_STEP_REFSLOT)
+                keep_slot(f, st, it->data, len);
+            if (st->flags & ETL_STEP_MAP) {
+                it->map = s->bytes + st->data;
+                it->map_len = st->data_len;
+                it->map_strings = s->strings;
+            }
         }
         f->pos += prefix + len;
         advance(f);
@@ -287,6 +360,13 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
                 return placeholder(f, it, s->strings + st->name, "payload ends inside this array's count");
             count = n;
             prefix = 2;
+        } else if (st->count_rule == ETL_COUNT_REF) {
+            /* the count is another field's value: bounded like every format's u16 counts, so a
+             * hostile value cannot make a zero-size element loop for long */
+            uint64_t n = st->ref < ETL_SCHEMA_MAX_REFS ? f->slots[st->ref] : UINT64_MAX;
+            if (n > ETL_SCHEMA_MAX_ARRAY_COUNT)
+                return placeholder(f, it, s->strings + st->name, "array count from another field exceeds the limit");
+            count = (uint32_t)n;
         }
         item_base(f, it, ETL_ITEM_ARRAY_BEGIN, st, pc);
         it->array_count = count;

@@ -22,7 +22,7 @@
  * them into typed values and text.  Every read is bounds-checked against the payload; a payload
  * shorter than its schema ends in a PLACEHOLDER, never in a read past its end.
  *
- * No allocation, no recursion: the state is this struct (about 600 bytes, fine on the stack)
+ * No allocation, no recursion: the state is this struct (about 700 bytes, fine on the stack)
  * and items point into the schema and the payload, which must outlive the walk.  Work per event
  * is bounded by ETL_FIELDS_MAX_ITEMS whatever the input. */
 #ifndef ETL_FIELDS_H
@@ -76,6 +76,11 @@ typedef struct etl_item {
     const uint8_t *custom_schema; /* the schema bytes from the metadata */
     uint32_t custom_schema_len;
     const char *reason;           /* PLACEHOLDER: why */
+    /* VALUE with a value map or bit map (manifests): the compiled map (schema.h) and the strings
+     * its names are in; map is NULL when the value has none.  value_format.h renders it. */
+    const uint8_t *map;
+    uint32_t map_len;
+    const char *map_strings;
 } etl_item;
 
 typedef struct etl_fields_frame {
@@ -99,6 +104,7 @@ typedef struct etl_fields {
     uint8_t pending; /* a placeholder found by etl_fields_skip, handed out next */
     const char *pend_name, *pend_reason;
     etl_fields_frame stack[ETL_SCHEMA_MAX_DEPTH];
+    uint64_t slots[ETL_SCHEMA_MAX_REFS]; /* values kept for length=/count= references */
 } etl_fields;
 
 /* Start on a payload.  pointer_size 0 = the schema's. */

@@ -40,6 +40,13 @@ const char *etl_in_type_name(unsigned t)
         "HEXINT32",    "HEXINT64",      "COUNTEDSTRING", "COUNTEDANSISTRING", "STRUCT",
         "COUNTEDBINARY",
     };
+    static const char *const names300[] = {
+        "MOF_COUNTEDSTRING", "MOF_COUNTEDANSISTRING", "REVERSEDCOUNTEDSTRING", "REVERSEDCOUNTEDANSISTRING",
+        "NONNULLTERMINATEDSTRING", "NONNULLTERMINATEDANSISTRING", "UNICODECHAR", "ANSICHAR",
+        "SIZET", "HEXDUMP", "WBEMSID",
+    };
+    if (t >= 300 && t - 300 < sizeof names300 / sizeof names300[0])
+        return names300[t - 300];
     return t < sizeof names / sizeof names[0] ? names[t] : NULL;
 }
 
@@ -118,6 +125,10 @@ void etl_schema_builder_reset(etl_schema_builder *b, uint8_t source, uint8_t poi
     b->field_count = 0;
     b->event_name = 0;
     b->event_tags = 0;
+    b->provider_name = b->task_name = b->opcode_name = b->level_name = 0;
+    b->channel_name = b->keywords_name = b->message = b->origin = 0;
+    b->schema_version = 0;
+    b->ref_slots = 0;
     b->failed_nomem = false;
     /* offset 0 is always the empty string, so a name that failed to copy still reads as "" */
     etl_schema_builder_add_string(b, "", 0);
@@ -255,6 +266,16 @@ etl_schema *etl_schema_builder_emit(const etl_schema_builder *b, void *mem, cons
     s->field_count = b->field_count;
     s->event_name = b->event_name;
     s->event_tags = b->event_tags;
+    s->provider_name = b->provider_name;
+    s->task_name = b->task_name;
+    s->opcode_name = b->opcode_name;
+    s->level_name = b->level_name;
+    s->channel_name = b->channel_name;
+    s->keywords_name = b->keywords_name;
+    s->message = b->message;
+    s->origin = b->origin;
+    s->schema_version = b->schema_version;
+    s->ref_slots = b->ref_slots;
     s->steps = steps;
     s->strings = strings;
     s->strings_len = b->strings_len;

@@ -11,17 +11,39 @@
  * Steps, in payload order:
  *
  *   VALUE          one value: in-type, out-type, name, tag and a size rule (fixed size, NUL
- *                  terminated UTF-16 or 8-bit, u16 byte-count prefix, SID)
+ *                  terminated UTF-16 or 8-bit, u16 byte-count prefix (little- or big-endian),
+ *                  u32 byte-count prefix, SID, TOKEN_USER + SID, the rest of the payload, or
+ *                  a length read earlier from another field - see "references" below); a
+ *                  value may carry a value map or bit map that names its integer values
  *   STRUCT_BEGIN   a group of `count` member fields (the members' steps follow), no bytes
  *   STRUCT_END
  *   ARRAY_BEGIN    the element program that follows (one VALUE, CUSTOM or STRUCT_BEGIN..END)
- *                  repeats `count` times (COUNT_CONST) or as many times as a u16 read from the
- *                  payload says (COUNT_U16); `match` is the index of the ARRAY_END
+ *                  repeats `count` times (COUNT_CONST), as many times as a u16 read from the
+ *                  payload says (COUNT_U16), or as another field's value says (COUNT_REF);
+ *                  `match` is the index of the ARRAY_END
  *   ARRAY_END
  *   CUSTOM         u16 byte count + opaque bytes serialized by a custom protocol (Bond,
  *                  protobuf...); the metadata's schema bytes are kept with the step
  *   UNSUPPORTED    decoding cannot go on from here: the reason is kept with the step; the
  *                  enumerator reports the rest of the payload as a placeholder
+ *
+ * References (manifests: length="Prop", count="Prop").  A VALUE step whose value another step
+ * needs has the REFSLOT flag and `slot`: when the enumerator passes it, it keeps the value (an
+ * unsigned integer of 1, 2, 4 or 8 bytes) in that slot; a later SIZE_REF value or COUNT_REF
+ * array reads slot `ref`.  Slots are few (ETL_SCHEMA_MAX_REFS) and live in the enumerator,
+ * so running a program still allocates nothing.  A reference inside an array of structs reads
+ * the value of the current element, as TDH does.
+ *
+ * Maps: a VALUE step with the MAP flag keeps a compiled map in the schema's bytes at `data`
+ * (`data_len` bytes): u32 flags (bit 0: bit map), u32 entry count, then per entry u64 value and
+ * u32 offset of its name in the strings, u32 zero.  Entries are sorted by value: value maps
+ * are searched by binary search, bit maps render their names lowest value first (entries of
+ * equal value in the manifest's order).
+ *
+ * Event facts (manifest sources): besides the event name, a schema can carry the provider's
+ * name, the task, opcode, level, channel and keyword names and the event's message string
+ * (with %1-style inserts) as string offsets, and the origin it was compiled from (a manifest
+ * file, "EventSource manifest ...", "schemas carried in the trace"); 0 = none.
  *
  * A schema owns all its bytes: the steps, the names (NUL-terminated UTF-8), the custom schema
  * bytes and the key it was cached under live in one block (in the cache's arena, or one
@@ -96,7 +118,19 @@ enum {
     ETL_IN_COUNTEDSTRING = 22,     /* u16 byte count + UTF-16LE */
     ETL_IN_COUNTEDANSISTRING = 23, /* u16 byte count + 8-bit */
     ETL_IN_STRUCT = 24,            /* TraceLogging struct (TDH RESERVED24) */
-    ETL_IN_COUNTEDBINARY = 25      /* u16 byte count + bytes */
+    ETL_IN_COUNTEDBINARY = 25,     /* u16 byte count + bytes */
+    /* TDH's WBEM/MOF-era types (tdh.h numbers them from 300) */
+    ETL_IN_MOF_COUNTEDSTRING = 300,             /* u16 byte count + UTF-16LE */
+    ETL_IN_MOF_COUNTEDANSISTRING = 301,        /* u16 byte count + 8-bit */
+    ETL_IN_REVERSEDCOUNTEDSTRING = 302,         /* big-endian u16 byte count + UTF-16LE */
+    ETL_IN_REVERSEDCOUNTEDANSISTRING = 303,     /* big-endian u16 byte count + 8-bit */
+    ETL_IN_NONNULLTERMINATEDSTRING = 304,       /* UTF-16LE to the end of the payload */
+    ETL_IN_NONNULLTERMINATEDANSISTRING = 305,   /* 8-bit to the end of the payload */
+    ETL_IN_UNICODECHAR = 306,                   /* one UTF-16 code unit */
+    ETL_IN_ANSICHAR = 307,                      /* one byte */
+    ETL_IN_SIZET = 308,                         /* pointer-sized unsigned integer */
+    ETL_IN_HEXDUMP = 309,                       /* u32 byte count + bytes */
+    ETL_IN_WBEMSID = 310                        /* TOKEN_USER (two pointers) + SID */
 };
 
 enum {
@@ -165,19 +199,38 @@ typedef enum etl_size_rule {
     ETL_SIZE_UTF16Z,    /* UTF-16LE up to and including a u16 NUL (or the end of the payload) */
     ETL_SIZE_ANSIZ,     /* bytes up to and including a NUL (or the end of the payload) */
     ETL_SIZE_COUNTED16, /* u16 byte count, then that many bytes */
-    ETL_SIZE_SID        /* 8 + 4 x byte[1] */
+    ETL_SIZE_SID,       /* 8 + 4 x byte[1] */
+    ETL_SIZE_COUNTED16_BE, /* big-endian u16 byte count, then that many bytes */
+    ETL_SIZE_COUNTED32, /* u32 byte count, then that many bytes */
+    ETL_SIZE_REST,      /* every byte left in the payload (possibly none) */
+    ETL_SIZE_WBEMSID,   /* a u32 0 (no SID: 4 bytes), else 2 pointers of TOKEN_USER + a SID */
+    ETL_SIZE_REF        /* slot `ref` x `size` bytes (`size` = bytes per unit: 2 for UTF-16) */
 } etl_size_rule;
 
 /* Where an array's element count comes from. */
 typedef enum etl_count_rule {
     ETL_COUNT_CONST = 0, /* `count` in the step */
-    ETL_COUNT_U16        /* a u16 in the payload just before the elements */
+    ETL_COUNT_U16,       /* a u16 in the payload just before the elements */
+    ETL_COUNT_REF        /* the value in slot `ref` (a field read earlier) */
 } etl_count_rule;
 
 /* Step flags. */
 enum {
-    ETL_STEP_ELEMENT = 0x01 /* this step (VALUE, CUSTOM, STRUCT_BEGIN/END) is an array's element */
+    ETL_STEP_ELEMENT = 0x01, /* this step (VALUE, CUSTOM, STRUCT_BEGIN/END) is an array's element */
+    ETL_STEP_REFSLOT = 0x02, /* VALUE: keep the value in slot `slot` for later SIZE_REF/COUNT_REF */
+    ETL_STEP_MAP = 0x04      /* VALUE: `data`/`data_len` hold a compiled value or bit map */
 };
+
+/* Reference slots per program: distinct fields whose value sizes or counts another field.  Real
+ * manifests use one or two per template; past this the referencing field is UNSUPPORTED. */
+#define ETL_SCHEMA_MAX_REFS 16u
+/* Entries of one compiled map (the value-map element count of a manifest is not bounded, but
+ * real maps hold at most a few hundred names). */
+#define ETL_SCHEMA_MAX_MAP_ENTRIES 65535u
+/* Compiled map layout (see the top comment). */
+#define ETL_MAP_HEADER_SIZE 8u
+#define ETL_MAP_ENTRY_SIZE 16u
+enum { ETL_MAP_BITMAP = 0x1 };
 
 /* One step.  Names, reasons and custom schema bytes are offsets into the schema's own storage
  * (etl_schema_name etc. turn them into pointers). */
@@ -196,8 +249,12 @@ typedef struct etl_schema_step {
     uint32_t name;      /* offset of a NUL-terminated UTF-8 name in the strings (0 = "") */
     uint32_t tag;       /* field tag (TraceLogging: 28 bits), 0 when none */
     uint32_t match;     /* BEGIN: index of its END; END: index of its BEGIN */
-    uint32_t data;      /* CUSTOM: offset of the schema bytes; UNSUPPORTED: offset of the reason */
-    uint32_t data_len;  /* CUSTOM: schema byte count */
+    uint32_t data;      /* CUSTOM: offset of the schema bytes; UNSUPPORTED: offset of the reason;
+                           VALUE with MAP: offset of the compiled map in the bytes */
+    uint32_t data_len;  /* CUSTOM: schema byte count; MAP: map byte count */
+    uint8_t slot;       /* REFSLOT: the slot this value is kept in */
+    uint8_t ref;        /* SIZE_REF / COUNT_REF: the slot read */
+    uint16_t reserved;
 } etl_schema_step;
 
 /* Schema sources. */
@@ -222,6 +279,14 @@ typedef struct etl_schema {
     const uint8_t *key;       /* the bytes the schema was cached under (TraceLogging: the raw
                                  metadata); NULL when built outside a cache */
     uint32_t key_len;
+    /* event facts (string offsets, 0 = none): manifest sources fill them */
+    uint32_t provider_name;
+    uint32_t task_name, opcode_name, level_name, channel_name, keywords_name;
+    uint32_t message;         /* the event's message string with %1-style inserts */
+    uint32_t origin;          /* where the schema came from (file, stream, trace) */
+    uint8_t schema_version;   /* manifests: the version of the definition compiled (it can be
+                                 lower than the record's: see mf_schema.h) */
+    uint8_t ref_slots;        /* reference slots the program uses */
 } etl_schema;
 
 static inline const char *etl_schema_str(const etl_schema *s, uint32_t off)
@@ -268,6 +333,9 @@ typedef struct etl_schema_builder {
     uint32_t field_count;
     uint32_t event_name;
     uint32_t event_tags;
+    uint32_t provider_name, task_name, opcode_name, level_name, channel_name, keywords_name, message, origin;
+    uint8_t schema_version;
+    uint8_t ref_slots;
     bool failed_nomem;
 } etl_schema_builder;
 

@@ -265,8 +265,35 @@ static bool pair_ok(unsigned in, unsigned out)
     }
 }
 
+/* TDH's types from 300 on are laid out differently in the payload (the enumerator strips their
+ * count prefixes) but their values are those of a base type: render them as that type.  The
+ * two chars default to a character (the STRING out-type) as TDH shows them. */
+static unsigned canonical_in(unsigned in, unsigned *out)
+{
+    switch (in) {
+    case ETL_IN_MOF_COUNTEDSTRING: case ETL_IN_REVERSEDCOUNTEDSTRING: case ETL_IN_NONNULLTERMINATEDSTRING:
+        return ETL_IN_COUNTEDSTRING;
+    case ETL_IN_MOF_COUNTEDANSISTRING: case ETL_IN_REVERSEDCOUNTEDANSISTRING:
+    case ETL_IN_NONNULLTERMINATEDANSISTRING:
+        return ETL_IN_COUNTEDANSISTRING;
+    case ETL_IN_UNICODECHAR:
+        if (*out == ETL_OUT_NULL)
+            *out = ETL_OUT_STRING;
+        return ETL_IN_UINT16;
+    case ETL_IN_ANSICHAR:
+        if (*out == ETL_OUT_NULL)
+            *out = ETL_OUT_STRING;
+        return ETL_IN_UINT8;
+    case ETL_IN_SIZET: return ETL_IN_POINTER;
+    case ETL_IN_HEXDUMP: return ETL_IN_BINARY;
+    case ETL_IN_WBEMSID: return ETL_IN_SID;
+    default: return in;
+    }
+}
+
 uint16_t etl_value_effective_format(unsigned in, unsigned out)
 {
+    in = canonical_in(in, &out);
     if (out != ETL_OUT_NULL && out != ETL_OUT_NOPRINT && pair_ok(in, out))
         return (uint16_t)out;
     return default_format(in);
@@ -466,6 +493,7 @@ void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n,
                           etl_value *v, char *buf, size_t cap)
 {
     memset(v, 0, sizeof *v);
+    in = canonical_in(in, &out);
     uint16_t fmt = etl_value_effective_format(in, out);
     v->format = fmt;
     v->bytes = p;
@@ -928,8 +956,104 @@ size_t etl_value_format_raw(unsigned in, unsigned out, const uint8_t *p, size_t 
 
 size_t etl_value_format(const etl_item *it, char *out, size_t cap)
 {
+    if (it->map) {
+        char scratch[64];
+        etl_value v;
+        size_t n;
+        etl_value_decode(it, &v, scratch, sizeof scratch);
+        if (etl_value_map_text(it, &v, out, cap, &n))
+            return n;
+    }
     return etl_value_format_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size,
                                 it->pointer_size, out, cap);
+}
+
+/* ---- value maps and bit maps -------------------------------------------------------------- */
+
+/* The integer a mapped value stands for: its bits, unsigned, at the value's width. */
+static bool map_key(const etl_value *v, uint64_t *key)
+{
+    if (v->kind == ETL_VALUE_UINT) {
+        *key = v->v.u;
+        return true;
+    }
+    if (v->kind == ETL_VALUE_INT) {
+        uint64_t u = (uint64_t)v->v.i;
+        if (v->bits && v->bits < 64)
+            u &= (1ULL << v->bits) - 1;
+        *key = u;
+        return true;
+    }
+    if (v->kind == ETL_VALUE_BOOL) {
+        *key = v->v.b;
+        return true;
+    }
+    return false;
+}
+
+bool etl_map_text(const uint8_t *map, uint32_t map_len, const char *strings, uint64_t key, char *out, size_t cap,
+                  size_t *len)
+{
+    sbuf b = {out, cap, 0, false};
+    if (cap)
+        out[0] = '\0';
+    *len = 0;
+    if (!map || map_len < ETL_MAP_HEADER_SIZE)
+        return false;
+    uint32_t flags = etl_ld32(map), n = etl_ld32(map + 4);
+    if (n > (map_len - ETL_MAP_HEADER_SIZE) / ETL_MAP_ENTRY_SIZE)
+        n = (map_len - ETL_MAP_HEADER_SIZE) / ETL_MAP_ENTRY_SIZE;
+    const uint8_t *e = map + ETL_MAP_HEADER_SIZE;
+    if (!(flags & ETL_MAP_BITMAP)) {
+        /* value map: entries sorted by value */
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            uint64_t v = etl_ld64(e + (size_t)mid * ETL_MAP_ENTRY_SIZE);
+            if (v == key) {
+                sb_str(&b, strings + etl_ld32(e + (size_t)mid * ETL_MAP_ENTRY_SIZE + 8));
+                *len = b.len;
+                return true;
+            }
+            if (v < key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return false;
+    }
+    /* bit map: the names of the entries whose bits are all set, in the map's (value) order,
+     * then the bits no entry names in hex; an entry of value 0 names only the value 0 */
+    uint64_t left = key;
+    bool any = false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v = etl_ld64(e + (size_t)i * ETL_MAP_ENTRY_SIZE);
+        bool hit = v ? (key & v) == v : key == 0;
+        if (!hit)
+            continue;
+        if (any)
+            sb_str(&b, ETL_BITMAP_SEPARATOR);
+        sb_str(&b, strings + etl_ld32(e + (size_t)i * ETL_MAP_ENTRY_SIZE + 8));
+        any = true;
+        left &= ~v;
+    }
+    if (!any)
+        return false; /* no bit has a name: the number, as TDH shows it */
+    if (left) {
+        sb_str(&b, ETL_BITMAP_SEPARATOR);
+        sb_hex(&b, left, 0);
+    }
+    *len = b.len;
+    return true;
+}
+
+bool etl_value_map_text(const etl_item *it, const etl_value *v, char *out, size_t cap, size_t *len)
+{
+    uint64_t key;
+    *len = 0;
+    if (!it->map || !map_key(v, &key))
+        return false;
+    return etl_map_text(it->map, it->map_len, it->map_strings, key, out, cap, len);
 }
 
 /* ---- character arrays ------------------------------------------------------------------- */

@@ -25,6 +25,14 @@
  *   8-bit strings       UTF-8 when valid, else Windows-1252 (TraceLogging's own assumption),
  *                       so no byte is lost; UTF8/JSON/XML out-types the same way
  *   char (STRING out on INT8/UINT8/UINT16)  the one character
+ *   mapped integers     (manifest valueMap/bitMap on the item) the map's names: a value map's
+ *                       name for the value; a bit map's names of every entry whose bits are all
+ *                       set, lowest value first, joined by " | ", then any bits no entry names
+ *                       as "0x.." ("CONCURRENT_GC | SERVER_GC | 0x800000"); a value that has
+ *                       no name (value map miss, no named bit set) renders as the number
+ *   TDH types 300-310   as their base type: counted/reversed/unterminated strings as strings,
+ *                       UNICODECHAR/ANSICHAR as a character, SIZET as a pointer, HEXDUMP as
+ *                       binary, WBEMSID as its SID
  *
  * No allocation; the caller passes the buffers.  ETL_VALUE_TEXT_CAP(size) bytes always hold the
  * whole text of a value of `size` bytes (and the scratch text of a typed value); with less, text
@@ -91,6 +99,21 @@ size_t etl_value_text(const etl_value *v, char *out, size_t cap);
 size_t etl_value_format_raw(unsigned in_type, unsigned out_type, const uint8_t *p, size_t n, uint8_t pointer_size,
                             char *out, size_t cap);
 size_t etl_value_format(const etl_item *it, char *out, size_t cap);
+
+/* Bit map names are joined with this.  TDH's exact separator is not documented (etw-formats.md
+ * section 11); " | " is what Microsoft's TDH consumer sample (PrintMapString in "Using
+ * TdhGetProperty to consume event data") prints between names, and it reads unambiguously
+ * next to names that contain spaces or commas. */
+#define ETL_BITMAP_SEPARATOR " | "
+
+/* The map names of a VALUE item that carries a map (it->map), for its decoded value v: true
+ * and the text in out (*len bytes) when the value has a name, false (nothing written) when it
+ * has none or the item has no map - then the value shows as its number.  etl_value_format
+ * already applies this. */
+bool etl_value_map_text(const etl_item *it, const etl_value *v, char *out, size_t cap, size_t *len);
+/* The same on a compiled map (schema.h layout) and an integer key. */
+bool etl_map_text(const uint8_t *map, uint32_t map_len, const char *strings, uint64_t key, char *out, size_t cap,
+                  size_t *len);
 
 /* Character arrays: an ARRAY_BEGIN of INT8/UINT8/UINT16 with the STRING out-type (TraceLogging's
  * CharArray encodings) is shown by Windows as one string.  True for such items when the whole
