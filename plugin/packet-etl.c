@@ -24,7 +24,9 @@
 
 #include "etl.h"
 #include "etl_format.h"
+#include "etl_event_data.h"
 #include "etl_frame.h"
+#include "etl_wsconv.h"
 
 #ifndef PLUGIN_VERSION
 #define PLUGIN_VERSION "0.0.0"
@@ -52,7 +54,6 @@ static int hf_etl_raw_header_type = -1;
 static int hf_etl_header_size = -1;
 static int hf_etl_pointer_size = -1;
 static int hf_etl_provider = -1;
-static int hf_etl_provider_name = -1;
 static int hf_etl_event_id = -1;
 static int hf_etl_version = -1;
 static int hf_etl_channel = -1;
@@ -60,7 +61,6 @@ static int hf_etl_level = -1;
 static int hf_etl_opcode = -1;
 static int hf_etl_task = -1;
 static int hf_etl_keyword = -1;
-static int hf_etl_event_name = -1;
 static int hf_etl_task_name = -1;
 static int hf_etl_opcode_name = -1;
 static int hf_etl_pid = -1;
@@ -259,26 +259,6 @@ static bool
 etls_is_instance(unsigned ht)
 {
     return ht == ETL_HT_INSTANCE32 || ht == ETL_HT_INSTANCE64;
-}
-
-static void
-etls_to_e_guid(const etl_guid *g, e_guid_t *out)
-{
-    out->data1 = g->data1;
-    out->data2 = g->data2;
-    out->data3 = g->data3;
-    memcpy(out->data4, g->data4, sizeof out->data4);
-}
-
-static void
-etls_filetime_to_nstime(int64_t filetime, nstime_t *out)
-{
-    int64_t secs;
-    int32_t nsecs;
-
-    etl_filetime_to_unix(filetime, &secs, &nsecs);
-    out->secs = (time_t)secs;
-    out->nsecs = (int)nsecs;
 }
 
 static uint64_t
@@ -780,16 +760,27 @@ dissect_etl_logfile(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     proto_tree_add_string(lf_tree, hf_etl_lf_tz_daylight_name, tvb, off, len, lf->tz_daylight_name);
 }
 
-/* Info column: provider/event, header kind, opcode or id. */
+/* Info column: Provider/EventName and the first fields for a TraceLogging event; else
+ * provider/event id, header kind, opcode or hook. */
 static void
 etls_set_info(packet_info *pinfo, const etl_record *rec, const etl_logfile *lf,
-              const etls_trailer *t)
+              const etls_trailer *t, const etls_event_summary *sum)
 {
     wmem_strbuf_t *s = wmem_strbuf_new(pinfo->pool, "");
     const char *kind = etl_header_type_name(rec->header_type);
     char guid[ETL_GUID_STR_SIZE];
 
-    if (lf != NULL && lf->present) {
+    if (sum != NULL && sum->event_name != NULL) {
+        if (sum->provider_name != NULL) {
+            wmem_strbuf_append(s, sum->provider_name);
+        } else {
+            etl_format_guid(&rec->provider, guid);
+            wmem_strbuf_append(s, guid);
+        }
+        wmem_strbuf_append_printf(s, "/%s", sum->event_name);
+        if (sum->fields != NULL)
+            wmem_strbuf_append_printf(s, ": %s", wmem_strbuf_get_str(sum->fields));
+    } else if (lf != NULL && lf->present) {
         wmem_strbuf_append_printf(s, "Logfile header: logger \"%s\", %u buffers of %u bytes, "
                                   "clock %s [%s]", lf->logger_name, lf->buffers_written,
                                   lf->buffer_size, etl_clock_name(lf->clock_type), kind);
@@ -824,6 +815,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     uint32_t stride = 0;
     bool record_note;
     etl_logfile lf;
+    etls_event_summary sum;
 
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "ETW");
     col_clear(pinfo->cinfo, COL_INFO);
@@ -879,6 +871,10 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     if (t.flags & ETLS_TF_LOGFILE_HEADER)
         dissect_etl_logfile(tvb, pinfo, etl_tree, &rec, &lf);
 
+    memset(&sum, 0, sizeof sum);
+    if (etls_is_event_header(rec.header_type))
+        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+
     if (rec.problem != ETL_OK && !record_note)
         expert_add_info_format(pinfo, top, &ei_etl_record_damage,
                                "Record damage (%s at record offset 0x%x): %s",
@@ -889,7 +885,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
         expert_add_info(pinfo, top, &ei_etl_buffer_lost);
 
     dissect_etl_context(tvb, etl_tree, &t);
-    etls_set_info(pinfo, &rec, &lf, &t);
+    etls_set_info(pinfo, &rec, &lf, &t, &sum);
     return tvb_captured_length(tvb);
 }
 
@@ -912,8 +908,6 @@ proto_register_etl(void)
             "Pointer size of the record (from its header kind or the session)", HFILL } },
         { &hf_etl_provider, { "Provider", "etl.provider", FT_GUID, BASE_NONE, NULL, 0x0,
             "Provider id, MOF class or kernel group GUID, or WPP message GUID", HFILL } },
-        { &hf_etl_provider_name, { "Provider name", "etl.provider_name", FT_STRING, BASE_NONE, NULL, 0x0,
-            NULL, HFILL } },
         { &hf_etl_event_id, { "Event id", "etl.event_id", FT_UINT16, BASE_DEC, NULL, 0x0,
             NULL, HFILL } },
         { &hf_etl_version, { "Version", "etl.version", FT_UINT8, BASE_DEC, NULL, 0x0,
@@ -927,8 +921,6 @@ proto_register_etl(void)
         { &hf_etl_task, { "Task", "etl.task", FT_UINT16, BASE_DEC, NULL, 0x0,
             NULL, HFILL } },
         { &hf_etl_keyword, { "Keyword", "etl.keyword", FT_UINT64, BASE_HEX, NULL, 0x0,
-            NULL, HFILL } },
-        { &hf_etl_event_name, { "Event name", "etl.event_name", FT_STRING, BASE_NONE, NULL, 0x0,
             NULL, HFILL } },
         { &hf_etl_task_name, { "Task name", "etl.task_name", FT_STRING, BASE_NONE, NULL, 0x0,
             NULL, HFILL } },
@@ -1197,6 +1189,8 @@ proto_register_etl(void)
     proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
     expert_etl = expert_register_protocol(proto_etl);
     expert_register_field_array(expert_etl, ei, G_N_ELEMENTS(ei));
+    /* Provider/event names and decoded fields (etl.data.*), with their own tables. */
+    etls_event_data_register(proto_etl, expert_etl);
 
     etl_handle = register_dissector("etl", dissect_etl, proto_etl);
 }

@@ -1,0 +1,774 @@
+/* etl_event_data.c - provider/event names and the decoded fields of TraceLogging events
+ * (etl_event_data.h).
+ *
+ * etlshark SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A second thin user of the decoder's field API, beside etldump: the enumerator (fields.h)
+ * says what each payload byte is, value_format.h gives the typed value and the text Windows
+ * shows; this file only places them in the tree.  Nothing here reads payload bytes itself.
+ */
+
+#include "compat.h"
+
+#include <string.h>
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/proto_data.h>
+
+#include "etl.h"
+#include "fields.h"
+#include "schema_cache.h"
+#include "tl_schema.h"
+#include "value_format.h"
+
+#include "etl_event_data.h"
+#include "etl_fields.h"
+#include "etl_wsconv.h"
+
+/* Bytes of a value's text shown in its tree label (Wireshark cuts labels at 240 anyway). */
+#define ETLS_LABEL_VALUE_MAX 200u
+
+static int etls_proto = -1;
+
+static int hf_etl_provider_name = -1;
+static int hf_etl_event_name = -1;
+static int hf_etl_data = -1;
+static int hf_etl_field_name = -1;
+static int hf_etl_field_value = -1;
+static int hf_etl_kv = -1;
+static int hf_etl_data_unsupported = -1;
+static int hf_etl_data_trailing = -1;
+
+static int ett_etl_data = -1;
+static int ett_etl_data_struct = -1;
+static int ett_etl_data_array = -1;
+
+static expert_field ei_etl_schema_error = EI_INIT;
+static expert_field ei_etl_field_unsupported = EI_INIT;
+static expert_field ei_etl_field_trailing = EI_INIT;
+static expert_field ei_etl_field_untyped = EI_INIT;
+
+/* The decoder's schema cache for the open capture file (a hit allocates nothing). */
+static etl_schema_cache *etls_cache;
+
+/* What this file learned about each step of a cached schema: the field's path and, once a
+ * value was seen, its typed field.  Indexed by the schema's arena index, so it lives and dies
+ * with the cache. */
+typedef struct etls_step {
+    char *path;     /* display path: names joined by '.', "_N" for the Nth same-named member */
+    char *key;      /* the path sanitised for an abbreviation (etl_fields.h) */
+    int hf;         /* typed field of the last value, -1 when it has none */
+    int type;       /* etls_ftype of hf, -1 before the first value */
+} etls_step;
+
+typedef struct etls_schema_steps {
+    uint32_t count;
+    etls_step step[];
+} etls_schema_steps;
+
+static GPtrArray *etls_schema_steps_by_index;
+
+/* Scratch of the formatter: converted text of a value, and its rendered text.  Big enough for
+ * any value of a record (records are < 64 KiB).  Dissection is single-threaded. */
+static char etls_scratch[ETL_VALUE_TEXT_CAP(65536)];
+static char etls_text[ETL_VALUE_TEXT_CAP(65536)];
+
+/* State of one event's walk. */
+typedef struct etls_walk {
+    tvbuff_t *tvb;
+    packet_info *pinfo;
+    int payload_off;          /* frame offset of the payload: item offsets are relative to it */
+    etls_event_summary *sum;
+    unsigned info_fields;     /* fields already in sum->fields */
+    bool untyped_noted;
+} etls_walk;
+
+typedef struct etls_level {
+    proto_tree *tree;
+    proto_item *item;
+    etls_step *step;          /* the container's step; NULL at the top */
+} etls_level;
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static int
+etls_offset_in_record(const etl_record *rec, const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+
+    if (b == NULL || b < rec->bytes || b > rec->bytes + rec->size)
+        return 0;
+    return (int)(b - rec->bytes);
+}
+
+/* Names come from the trace: Wireshark's strings must be UTF-8, so invalid bytes become U+FFFD. */
+static const char *
+etls_utf8(wmem_allocator_t *pool, const char *s, size_t n)
+{
+    char *valid;
+    const char *out;
+
+    if (g_utf8_validate(s, (gssize)n, NULL))
+        return wmem_strndup(pool, s, n);
+    valid = g_utf8_make_valid(s, (gssize)n);
+    out = wmem_strdup(pool, valid);
+    g_free(valid);
+    return out;
+}
+
+/* Append a NUL-terminated name from the trace as valid UTF-8. */
+static void
+etls_append_utf8(GString *out, const char *s)
+{
+    char *valid;
+
+    if (g_utf8_validate(s, -1, NULL)) {
+        g_string_append(out, s);
+        return;
+    }
+    valid = g_utf8_make_valid(s, -1);
+    g_string_append(out, valid);
+    g_free(valid);
+}
+
+/* s[0..n) fit for one line of a label or column: control characters escaped, and cut (at a
+ * character boundary, marked with an ellipsis) after `max` bytes. */
+static const char *
+etls_one_line(wmem_allocator_t *pool, const char *s, size_t n, size_t max)
+{
+    wmem_strbuf_t *b = wmem_strbuf_new(pool, "");
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (wmem_strbuf_get_len(b) >= max && (c & 0xC0) != 0x80) {
+            wmem_strbuf_append(b, "\xE2\x80\xA6");
+            break;
+        }
+        if (c == '\n')
+            wmem_strbuf_append(b, "\\n");
+        else if (c == '\r')
+            wmem_strbuf_append(b, "\\r");
+        else if (c == '\t')
+            wmem_strbuf_append(b, "\\t");
+        else if (c < 0x20 || c == 0x7F)
+            wmem_strbuf_append_printf(b, "\\x%02x", c);
+        else
+            wmem_strbuf_append_c(b, (char)c);
+    }
+    return wmem_strbuf_get_str(b);
+}
+
+/* The Wireshark type of a decoded value: the decoder decides the value's kind and width from
+ * the in- and out-types; this only maps that decision. */
+static etls_ftype
+etls_ftype_of(const etl_value *v)
+{
+    switch (v->kind) {
+    case ETL_VALUE_INT:
+        return v->bits == 8 ? ETLS_FT_I8 : v->bits == 16 ? ETLS_FT_I16
+               : v->bits == 32 ? ETLS_FT_I32 : ETLS_FT_I64;
+    case ETL_VALUE_UINT: {
+        bool hex;
+
+        switch (v->format) {
+        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+        case ETL_OUT_CODE_POINTER: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+            hex = true;
+            break;
+        default:
+            hex = false;
+            break;
+        }
+        if (v->bits == 8)
+            return hex ? ETLS_FT_X8 : ETLS_FT_U8;
+        if (v->bits == 16)
+            return hex ? ETLS_FT_X16 : ETLS_FT_U16;
+        if (v->bits == 32)
+            return hex ? ETLS_FT_X32 : ETLS_FT_U32;
+        return hex ? ETLS_FT_X64 : ETLS_FT_U64;
+    }
+    case ETL_VALUE_DOUBLE:
+        return ETLS_FT_DOUBLE;
+    case ETL_VALUE_BOOL:
+        return ETLS_FT_BOOL;
+    case ETL_VALUE_STRING:
+        return ETLS_FT_STRING;
+    case ETL_VALUE_GUID:
+        return ETLS_FT_GUID;
+    case ETL_VALUE_FILETIME:
+        return ETLS_FT_TIME;
+    case ETL_VALUE_BYTES:
+        if (v->format == ETL_OUT_IPV4 && v->bytes_len == 4)
+            return ETLS_FT_IPV4;
+        if (v->format == ETL_OUT_IPV6 && v->bytes_len == 16)
+            return ETLS_FT_IPV6;
+        return ETLS_FT_BYTES;
+    case ETL_VALUE_NONE:
+    default:
+        return ETLS_FT_BYTES; /* too short for its type: the bytes themselves */
+    }
+}
+
+static proto_item *
+etls_add_typed(proto_tree *tree, int hf, etls_ftype t, tvbuff_t *tvb, int off, int len,
+               const etl_value *v, wmem_allocator_t *pool)
+{
+    switch (t) {
+    case ETLS_FT_I8: case ETLS_FT_I16: case ETLS_FT_I32:
+        return proto_tree_add_int(tree, hf, tvb, off, len, (gint32)v->v.i);
+    case ETLS_FT_I64:
+        return proto_tree_add_int64(tree, hf, tvb, off, len, v->v.i);
+    case ETLS_FT_U8: case ETLS_FT_U16: case ETLS_FT_U32:
+    case ETLS_FT_X8: case ETLS_FT_X16: case ETLS_FT_X32:
+        return proto_tree_add_uint(tree, hf, tvb, off, len, (guint32)v->v.u);
+    case ETLS_FT_U64: case ETLS_FT_X64:
+        return proto_tree_add_uint64(tree, hf, tvb, off, len, v->v.u);
+    case ETLS_FT_DOUBLE:
+        return proto_tree_add_double(tree, hf, tvb, off, len, v->v.d);
+    case ETLS_FT_BOOL:
+        return proto_tree_add_boolean(tree, hf, tvb, off, len, v->v.b ? 1 : 0);
+    case ETLS_FT_STRING:
+        return proto_tree_add_string(tree, hf, tvb, off, len,
+                                     v->str != NULL ? wmem_strndup(pool, v->str, v->str_len) : "");
+    case ETLS_FT_GUID: {
+        e_guid_t g;
+
+        etls_to_e_guid(&v->v.guid, &g);
+        return proto_tree_add_guid(tree, hf, tvb, off, len, &g);
+    }
+    case ETLS_FT_TIME: {
+        nstime_t ts;
+
+        etls_filetime_to_nstime(v->v.filetime, &ts);
+        return proto_tree_add_time(tree, hf, tvb, off, len, &ts);
+    }
+    case ETLS_FT_IPV4: {
+        ws_in4_addr a; /* network order, as stored */
+
+        memcpy(&a, v->bytes, sizeof a);
+        return proto_tree_add_ipv4(tree, hf, tvb, off, len, a);
+    }
+    case ETLS_FT_IPV6: {
+        ws_in6_addr a;
+
+        memcpy(a.bytes, v->bytes, sizeof a.bytes);
+        return proto_tree_add_ipv6(tree, hf, tvb, off, len, &a);
+    }
+    case ETLS_FT_BYTES:
+    default:
+        /* The item spans the field (a count prefix included); the value is the data alone. */
+        return proto_tree_add_bytes_with_length(tree, hf, tvb, off, len, v->bytes,
+                                                (gint)v->bytes_len);
+    }
+}
+
+/* ---- per-step paths and fields ------------------------------------------------------------ */
+
+static void
+etls_free_schema_steps(gpointer p)
+{
+    etls_schema_steps *ss = (etls_schema_steps *)p;
+
+    if (ss == NULL)
+        return;
+    for (uint32_t i = 0; i < ss->count; i++) {
+        g_free(ss->step[i].path);
+        g_free(ss->step[i].key);
+    }
+    g_free(ss);
+}
+
+static etls_schema_steps *
+etls_steps_of(const etl_schema *s)
+{
+    etls_schema_steps *ss;
+
+    if (etls_schema_steps_by_index == NULL || s->index == UINT32_MAX)
+        return NULL;
+    if (s->index >= etls_schema_steps_by_index->len)
+        g_ptr_array_set_size(etls_schema_steps_by_index, (gint)s->index + 1);
+    ss = (etls_schema_steps *)g_ptr_array_index(etls_schema_steps_by_index, s->index);
+    if (ss == NULL) {
+        ss = (etls_schema_steps *)g_malloc0(sizeof *ss + s->step_count * sizeof ss->step[0]);
+        ss->count = s->step_count;
+        g_ptr_array_index(etls_schema_steps_by_index, s->index) = ss;
+    }
+    return ss;
+}
+
+/* The step of an item, its path made on first sight.  A schema's structure is fixed, so the
+ * container around a step (`parent`) is always the same one. */
+static etls_step *
+etls_step_for(etls_schema_steps *ss, const etl_item *it, const etls_step *parent)
+{
+    etls_step *st;
+
+    if (ss == NULL || it->step >= ss->count)
+        return NULL;
+    st = &ss->step[it->step];
+    if (st->path != NULL)
+        return st;
+    if (it->is_element && parent != NULL) {
+        /* Elements share their array's name: one field, many occurrences. */
+        st->path = g_strdup(parent->path);
+        st->key = g_strdup(parent->key);
+    } else {
+        GString *path = g_string_new(NULL);
+        GString *key = g_string_new(NULL);
+
+        if (parent != NULL) {
+            g_string_append(path, parent->path);
+            g_string_append_c(path, '.');
+            g_string_append(key, parent->key);
+            g_string_append_c(key, '.');
+        }
+        etls_append_utf8(path, it->name);
+        etls_fields_append_component(key, it->name);
+        if (it->dup != 0) {
+            /* the same suffix etldump gives the repeat of a member name */
+            g_string_append_printf(path, "_%u", (unsigned)it->dup);
+            g_string_append_printf(key, "_%u", (unsigned)it->dup);
+        }
+        st->path = g_string_free(path, FALSE);
+        st->key = g_string_free(key, FALSE);
+    }
+    st->hf = -1;
+    st->type = -1;
+    return st;
+}
+
+static int
+etls_step_hf(etls_step *st, etls_ftype t)
+{
+    if (st == NULL)
+        return -1;
+    if (st->type != (int)t) {
+        st->hf = etls_fields_hf(st->key, t);
+        st->type = (int)t;
+    }
+    return st->hf;
+}
+
+/* How an item is called in its label: its name, "_N" for a repeated name, "[i]" for an
+ * array element. */
+static const char *
+etls_label_name(wmem_allocator_t *pool, const etl_item *it)
+{
+    const char *name = it->name[0] != '\0' ? etls_utf8(pool, it->name, strlen(it->name))
+                                           : "(unnamed)";
+
+    if (it->is_element)
+        return wmem_strdup_printf(pool, "%s[%u]", name, it->array_index);
+    if (it->dup != 0)
+        return wmem_strdup_printf(pool, "%s_%u", name, (unsigned)it->dup);
+    return name;
+}
+
+/* ---- values ------------------------------------------------------------------------------- */
+
+/* Everything a value gets besides its typed item: the label, the generic fields and its place
+ * in the Info column.  `ti` is the typed item, NULL when the value has no typed field. */
+static void
+etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, const etl_item *it,
+                  const etls_step *st, const char *text, size_t text_len, int off, int len)
+{
+    wmem_allocator_t *pool = w->pinfo->pool;
+    const char *path = st != NULL ? st->path : etls_utf8(pool, it->name, strlen(it->name));
+    const char *value = wmem_strndup(pool, text, text_len);
+    proto_item *gi;
+
+    if (ti != NULL) {
+        proto_item_set_text(ti, "%s: %s", etls_label_name(pool, it),
+                            etls_one_line(pool, text, text_len, ETLS_LABEL_VALUE_MAX));
+    } else {
+        /* No typed field to be had (limit reached): the text is the visible item. */
+        gi = proto_tree_add_string_format(tree, hf_etl_field_value, w->tvb, off, len, value,
+                                          "%s: %s", etls_label_name(pool, it),
+                                          etls_one_line(pool, text, text_len,
+                                                        ETLS_LABEL_VALUE_MAX));
+        if (!w->untyped_noted) {
+            w->untyped_noted = true;
+            expert_add_info(w->pinfo, gi, &ei_etl_field_untyped);
+        }
+    }
+
+    /* One-pass filtering on any field, whatever its type or whether it is registered yet. */
+    gi = proto_tree_add_string(tree, hf_etl_field_name, w->tvb, off, len, path);
+    proto_item_set_hidden(gi);
+    proto_item_set_generated(gi);
+    if (ti != NULL) {
+        gi = proto_tree_add_string(tree, hf_etl_field_value, w->tvb, off, len, value);
+        proto_item_set_hidden(gi);
+        proto_item_set_generated(gi);
+    }
+    gi = proto_tree_add_string(tree, hf_etl_kv, w->tvb, off, len,
+                               wmem_strdup_printf(pool, "%s=%s", path, value));
+    proto_item_set_hidden(gi);
+    proto_item_set_generated(gi);
+
+    if (w->info_fields < ETLS_INFO_FIELDS) {
+        if (w->sum->fields == NULL)
+            w->sum->fields = wmem_strbuf_new(pool, "");
+        else
+            wmem_strbuf_append(w->sum->fields, ", ");
+        wmem_strbuf_append(w->sum->fields,
+                           etls_one_line(pool, path, strlen(path), ETLS_INFO_VALUE_MAX));
+        if (it->is_element)
+            wmem_strbuf_append_printf(w->sum->fields, "[%u]", it->array_index);
+        wmem_strbuf_append_printf(w->sum->fields, "=%s",
+                                  etls_one_line(pool, text, text_len, ETLS_INFO_VALUE_MAX));
+    } else if (w->info_fields == ETLS_INFO_FIELDS) {
+        wmem_strbuf_append(w->sum->fields, ", \xE2\x80\xA6");
+    }
+    w->info_fields++;
+}
+
+static void
+etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st)
+{
+    etl_value v;
+    size_t text_len;
+    etls_ftype t;
+    int hf;
+    int off = w->payload_off + (int)it->offset;
+    int len = (int)it->wire_size;
+    proto_item *ti = NULL;
+
+    etl_value_decode(it, &v, etls_scratch, sizeof etls_scratch);
+    text_len = etl_value_text(&v, etls_text, sizeof etls_text);
+    t = etls_ftype_of(&v);
+    hf = etls_step_hf(st, t);
+    if (hf >= 0)
+        ti = etls_add_typed(tree, hf, t, w->tvb, off, len, &v, w->pinfo->pool);
+    etls_finish_value(w, tree, ti, it, st, etls_text, text_len, off, len);
+}
+
+/* A character array (INT8/UINT8/UINT16 with the STRING out-type): one string, as Windows
+ * shows it.  The caller passes over its elements. */
+static void
+etls_add_char_array(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st)
+{
+    bool cut;
+    size_t n = etl_value_char_array(it, etls_text, sizeof etls_text, &cut);
+    int off = w->payload_off + (int)it->offset;
+    int len = (int)it->wire_size;
+    int hf = etls_step_hf(st, ETLS_FT_STRING);
+    proto_item *ti = NULL;
+
+    if (hf >= 0)
+        ti = proto_tree_add_string(tree, hf, w->tvb, off, len,
+                                   wmem_strndup(w->pinfo->pool, etls_text, n));
+    etls_finish_value(w, tree, ti, it, st, etls_text, n, off, len);
+}
+
+static void
+etls_add_placeholder(etls_walk *w, proto_tree *tree, const etl_item *it)
+{
+    wmem_allocator_t *pool = w->pinfo->pool;
+    /* Unnamed when the schema itself is damaged: the reason then names the field. */
+    const char *name = it->name[0] != '\0'
+                           ? wmem_strdup_printf(pool, "%s: ", etls_utf8(pool, it->name,
+                                                                         strlen(it->name)))
+                           : "";
+    const char *reason = it->reason != NULL ? it->reason : "cannot be decoded";
+    proto_item *ti;
+
+    ti = proto_tree_add_bytes_format(tree, hf_etl_data_unsupported, w->tvb,
+                                     w->payload_off + (int)it->offset, (int)it->size, it->data,
+                                     "Unsupported: %s%s (%u byte%s not decoded)", name, reason,
+                                     it->size, it->size == 1 ? "" : "s");
+    expert_add_info_format(w->pinfo, ti, &ei_etl_field_unsupported,
+                           "Field data cannot be decoded (%s%s); the %u remaining payload "
+                           "byte%s are shown raw", name, reason, it->size,
+                           it->size == 1 ? "" : "s");
+}
+
+/* ---- the walk ----------------------------------------------------------------------------- */
+
+static void
+etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree *data_tree,
+                 proto_item *data_item)
+{
+    etls_level stack[ETL_SCHEMA_MAX_DEPTH + 1];
+    unsigned depth = 0;
+    unsigned unpushed = 0;      /* containers deeper than the stack (the decoder bounds depth,
+                                   so only a guard) */
+    bool in_char_array = false; /* its elements were skipped: its ARRAY_END closes nothing */
+    bool placeholder = false;
+    etl_item it;
+
+    stack[0].tree = data_tree;
+    stack[0].item = data_item;
+    stack[0].step = NULL;
+    for (;;) {
+        etl_item_kind k = etl_fields_next(f, &it);
+        etls_level *lv = &stack[depth];
+
+        if (k == ETL_ITEM_END)
+            break;
+        switch (k) {
+        case ETL_ITEM_VALUE:
+            etls_add_value(w, lv->tree, &it, etls_step_for(ss, &it, lv->step));
+            break;
+        case ETL_ITEM_STRUCT_BEGIN:
+        case ETL_ITEM_ARRAY_BEGIN: {
+            etls_step *st = etls_step_for(ss, &it, lv->step);
+            const char *label = etls_label_name(w->pinfo->pool, &it);
+            proto_item *ci;
+            proto_tree *ct;
+
+            if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
+                etls_add_char_array(w, lv->tree, &it, st);
+                etl_fields_skip(f);
+                in_char_array = true;
+                break;
+            }
+            if (depth >= ETL_SCHEMA_MAX_DEPTH) {
+                unpushed++;
+                break;
+            }
+            /* STRUCT_BEGIN spans nothing yet and an array of variable-size elements only its
+             * count: the END item gives the container's full length. */
+            if (k == ETL_ITEM_ARRAY_BEGIN)
+                ct = proto_tree_add_subtree_format(lv->tree, w->tvb,
+                                                   w->payload_off + (int)it.offset,
+                                                   (int)it.wire_size, ett_etl_data_array, &ci,
+                                                   "%s (%u element%s)", label, it.array_count,
+                                                   it.array_count == 1 ? "" : "s");
+            else
+                ct = proto_tree_add_subtree(lv->tree, w->tvb, w->payload_off + (int)it.offset,
+                                            (int)it.wire_size, ett_etl_data_struct, &ci, label);
+            depth++;
+            stack[depth].tree = ct;
+            stack[depth].item = ci;
+            stack[depth].step = st;
+            break;
+        }
+        case ETL_ITEM_STRUCT_END:
+        case ETL_ITEM_ARRAY_END:
+            if (k == ETL_ITEM_ARRAY_END && in_char_array) {
+                in_char_array = false;
+                break;
+            }
+            if (unpushed > 0) {
+                unpushed--;
+                break;
+            }
+            if (depth > 0) {
+                proto_item_set_len(stack[depth].item, (gint)it.wire_size);
+                depth--;
+            }
+            break;
+        case ETL_ITEM_PLACEHOLDER:
+            etls_add_placeholder(w, lv->tree, &it);
+            placeholder = true;
+            break;
+        default:
+            break;
+        }
+    }
+    /* END carries the bytes after the last field (normally none). */
+    if (!placeholder && it.size > 0) {
+        proto_item *ti = proto_tree_add_item(data_tree, hf_etl_data_trailing, w->tvb,
+                                             w->payload_off + (int)it.offset, (int)it.size,
+                                             ENC_NA);
+
+        expert_add_info_format(w->pinfo, ti, &ei_etl_field_trailing,
+                               "%u payload byte%s after the last field of the schema", it.size,
+                               it.size == 1 ? "" : "s");
+    }
+}
+
+/* ---- names -------------------------------------------------------------------------------- */
+
+/* The provider's name: from this record's PROV_TRAITS, else the name last seen for its GUID.
+ * "Last seen" must mean "in an earlier frame" whatever order frames are dissected in (two-pass,
+ * the GUI), so the first pass records the remembered name with the frame. */
+static void
+etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
+                   etls_event_summary *sum)
+{
+    const etl_ext_item *traits = rec->ext_count > 0 ? etl_record_tl_traits(rec) : NULL;
+    const char *name = NULL;
+    int off = 0, len = 0;
+    proto_item *ti;
+
+    if (traits != NULL && traits->data != NULL) {
+        etl_tl_traits tr;
+
+        etl_tl_parse_traits(traits->data, traits->data_size, &tr, NULL);
+        if (tr.name != NULL) {
+            name = etls_utf8(pinfo->pool, tr.name, tr.name_len);
+            off = etls_offset_in_record(rec, tr.name);
+            len = (int)tr.name_len + 1; /* the NUL terminator is the name's too */
+            if (!PINFO_FD_VISITED(pinfo) && rec->has_provider && etls_cache != NULL)
+                etl_schema_cache_set_provider_name(etls_cache, &rec->provider, tr.name,
+                                                   tr.name_len);
+        }
+    }
+    if (name == NULL && rec->has_provider) {
+        if (!PINFO_FD_VISITED(pinfo)) {
+            const char *known = etls_cache != NULL
+                                    ? etl_schema_cache_provider_name(etls_cache, &rec->provider)
+                                    : NULL;
+
+            if (known != NULL) {
+                name = etls_utf8(wmem_file_scope(), known, strlen(known));
+                p_add_proto_data(wmem_file_scope(), pinfo, etls_proto, 0, (void *)name);
+            }
+        } else {
+            name = (const char *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto, 0);
+        }
+        if (name != NULL) {
+            ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
+            proto_item_set_generated(ti); /* not in this record: from an earlier one */
+            sum->provider_name = name;
+        }
+        return;
+    }
+    if (name != NULL) {
+        proto_tree_add_string(tree, hf_etl_provider_name, tvb, off, len, name);
+        sum->provider_name = name;
+    }
+}
+
+static void
+etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
+                const etl_ext_item *meta, const etl_schema *schema, etls_event_summary *sum)
+{
+    const char *in_meta;
+    size_t in_meta_len;
+    const char *name = etl_schema_event_name(schema);
+    int off = etls_offset_in_record(rec, meta->data);
+    int len = meta->data_size;
+
+    if (etl_tl_event_name(meta->data, meta->data_size, &in_meta, &in_meta_len)) {
+        off = etls_offset_in_record(rec, in_meta);
+        len = (int)in_meta_len + 1;
+    }
+    sum->event_name = etls_utf8(pinfo->pool, name, strlen(name));
+    proto_tree_add_string(tree, hf_etl_event_name, tvb, off, len, sum->event_name);
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
+
+void
+etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                        const etl_record *rec, etls_event_summary *sum)
+{
+    const etl_ext_item *meta;
+    const etl_schema *schema = NULL;
+    etl_fields f;
+    etl_error err;
+    etl_status st;
+    etls_walk w;
+    proto_item *data_item;
+    proto_tree *data_tree;
+
+    memset(sum, 0, sizeof *sum);
+    etls_provider_name(tvb, pinfo, tree, rec, sum);
+
+    /* TraceLogging or not is decided by the schema item, never by the channel. */
+    meta = rec->ext_count > 0 ? etl_record_tl_schema(rec) : NULL;
+    if (meta == NULL || etls_cache == NULL)
+        return;
+    memset(&err, 0, sizeof err);
+    st = etl_fields_start_record(&f, etls_cache, rec, &schema, &err);
+    if (st != ETL_OK || schema == NULL) {
+        proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                             (int)rec->payload_size, ENC_NA);
+
+        expert_add_info_format(pinfo, ti, &ei_etl_schema_error,
+                               "The event's TraceLogging schema cannot be used (%s): %s",
+                               etl_status_name(st), err.message);
+        return;
+    }
+    etls_event_name(tvb, pinfo, tree, rec, meta, schema, sum);
+
+    data_item = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                    (int)rec->payload_size, ENC_NA);
+    data_tree = proto_item_add_subtree(data_item, ett_etl_data);
+    w.tvb = tvb;
+    w.pinfo = pinfo;
+    w.payload_off = (int)rec->payload_offset;
+    w.sum = sum;
+    w.info_fields = 0;
+    w.untyped_noted = false;
+    etls_walk_fields(&w, &f, etls_steps_of(schema), data_tree, data_item);
+
+    /* Fields met for the first time go to the store now (at most once a second), so even a
+     * run that is cut short (tshark ... | head) leaves them for the next one. */
+    etls_fields_save(false);
+}
+
+static void
+etls_event_data_init(void)
+{
+    etls_cache = etl_schema_cache_new(NULL);
+    if (etls_cache == NULL)
+        ws_warning("etlshark: out of memory for the schema cache; TraceLogging fields are "
+                   "not decoded");
+    etls_schema_steps_by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
+}
+
+static void
+etls_event_data_cleanup(void)
+{
+    if (etls_schema_steps_by_index != NULL) {
+        g_ptr_array_free(etls_schema_steps_by_index, TRUE);
+        etls_schema_steps_by_index = NULL;
+    }
+    etl_schema_cache_free(etls_cache);
+    etls_cache = NULL;
+    etls_fields_save(true);
+}
+
+void
+etls_event_data_register(int proto, expert_module_t *expert)
+{
+    static hf_register_info hf[] = {
+        { &hf_etl_provider_name, { "Provider name", "etl.provider_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "TraceLogging provider name (PROV_TRAITS; remembered for the provider's later events)", HFILL } },
+        { &hf_etl_event_name, { "Event name", "etl.event_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "TraceLogging event name (EVENT_SCHEMA_TL)", HFILL } },
+        { &hf_etl_data, { "Event data", "etl.data", FT_NONE, BASE_NONE, NULL, 0x0,
+            "Decoded fields of the event; each is etl.data.<name>", HFILL } },
+        { &hf_etl_field_name, { "Field name", "etl.field.name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Name of a decoded field (struct members: Outer.Inner)", HFILL } },
+        { &hf_etl_field_value, { "Field value", "etl.field.value", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Value of a decoded field as Windows renders it", HFILL } },
+        { &hf_etl_kv, { "Field name=value", "etl.kv", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Name=Value of a decoded field, the value as Windows renders it", HFILL } },
+        { &hf_etl_data_unsupported, { "Undecoded field data", "etl.data_unsupported", FT_BYTES, BASE_NONE, NULL, 0x0,
+            "Payload bytes from the first field that cannot be decoded", HFILL } },
+        { &hf_etl_data_trailing, { "Trailing payload bytes", "etl.data_trailing", FT_BYTES, BASE_NONE, NULL, 0x0,
+            "Payload bytes after the last field the schema describes", HFILL } },
+    };
+    static int *ett[] = {
+        &ett_etl_data,
+        &ett_etl_data_struct,
+        &ett_etl_data_array,
+    };
+    static ei_register_info ei[] = {
+        { &ei_etl_schema_error, { "etl.expert.schema_error", PI_MALFORMED, PI_ERROR,
+            "The event's TraceLogging schema cannot be used", EXPFILL } },
+        { &ei_etl_field_unsupported, { "etl.expert.field_unsupported", PI_UNDECODED, PI_WARN,
+            "A field cannot be decoded; the rest of the payload is shown raw", EXPFILL } },
+        { &ei_etl_field_trailing, { "etl.expert.field_trailing", PI_UNDECODED, PI_NOTE,
+            "Payload bytes after the last field of the schema", EXPFILL } },
+        { &ei_etl_field_untyped, { "etl.expert.field_untyped", PI_PROTOCOL, PI_NOTE,
+            "Too many distinct fields: values shown without a typed etl.data.<name> field", EXPFILL } },
+    };
+
+    etls_proto = proto;
+    proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
+    proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
+    expert_register_field_array(expert, ei, G_N_ELEMENTS(ei));
+    register_init_routine(etls_event_data_init);
+    register_cleanup_routine(etls_event_data_cleanup);
+    register_shutdown_routine(etls_fields_shutdown);
+    /* After the static fields, so the store can never take one of their names. */
+    etls_fields_register(proto);
+}

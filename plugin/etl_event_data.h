@@ -1,0 +1,50 @@
+/* etl_event_data.h - the decoded fields of an event ("Event data") in the etl dissector.
+ *
+ * etlshark SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * For EVENT_HEADER records: the provider name (PROV_TRAITS, remembered per provider GUID for
+ * the provider's other events), and for TraceLogging events (an EVENT_SCHEMA_TL item) the event
+ * name and every field, walked with the decoder's enumerator (fields.h) and rendered by its one
+ * formatter (value_format.h):
+ *
+ *   etl.provider_name, etl.event_name   strings
+ *   etl.data                            the "Event data" subtree over the payload
+ *   etl.data.<path>                     one typed item per value (etl_fields.h names the
+ *                                       field); structs and arrays are subtrees, array
+ *                                       elements carry their index in the label
+ *   etl.field.name, etl.field.value,    on every value, hidden: the path, the text as
+ *   etl.kv                              Windows renders it, and "path=text" - filterable in one
+ *                                       pass for any field, whatever its type
+ *   etl.data_unsupported                the bytes the decoder could not decode (placeholder),
+ *                                       with expert info; etl.data_trailing: bytes after the
+ *                                       last field
+ *
+ * The decoder's schema cache is owned here and reset per capture file. */
+#ifndef ETLSHARK_ETL_EVENT_DATA_H
+#define ETLSHARK_ETL_EVENT_DATA_H
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+
+#include "etl.h"
+
+/* Fields shown in the Info column after Provider/EventName, and the bounds of their text. */
+#define ETLS_INFO_FIELDS 4u
+#define ETLS_INFO_VALUE_MAX 40u
+
+/* What the Info column needs from one record (pinfo->pool memory). */
+typedef struct etls_event_summary {
+    const char *provider_name; /* NULL when not known */
+    const char *event_name;    /* NULL unless a TraceLogging event */
+    wmem_strbuf_t *fields;     /* "path=value, ..." of the first fields; NULL when none */
+} etls_event_summary;
+
+/* At protocol registration (after proto_register_protocol): fields, subtrees, expert info,
+ * the dynamic field store, and the per-file init/cleanup of the schema cache. */
+void etls_event_data_register(int proto, expert_module_t *expert);
+
+/* Dissect what the schema says about an EVENT_HEADER record into `tree`; fills *sum. */
+void etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                             const etl_record *rec, etls_event_summary *sum);
+
+#endif /* ETLSHARK_ETL_EVENT_DATA_H */
