@@ -317,7 +317,7 @@ static etl_status add_event_info(etl_carried *c, const uint8_t *p, size_t size, 
         g_string_append_printf(cp->events, " level=\"%s\"", lvl);
     char *event_name = name_at(p, size, etl_ld32(p + 92));
     if (event_name)
-        g_string_append_printf(cp->events, " symbol=\"%s\"", event_name);
+        g_string_append_printf(cp->events, " name=\"%s\"", event_name);
     char *message = name_at(p, size, etl_ld32(p + 76));
     if (message)
         g_string_append_printf(cp->events, " message=\"%s\"", message);

@@ -114,6 +114,12 @@ static const struct {
     {"win:CountedBinary", 25},
     /* older trace: aliases PerfView also accepts */
     {"trace:SizeT", 16}, {"trace:Port", 6}, {"trace:IPAddrV4", 8}, {"trace:IPAddrV6", 14}, {"trace:WmiTime", 9},
+    /* TDH's types from 300 on have no manifest name; schemas carried in the trace
+     * (TRACE_EVENT_INFO) can use them, so the model names them in a namespace of its own */
+    {"tdh:COUNTEDSTRING", 300}, {"tdh:COUNTEDANSISTRING", 301}, {"tdh:REVERSEDCOUNTEDSTRING", 302},
+    {"tdh:REVERSEDCOUNTEDANSISTRING", 303}, {"tdh:NONNULLTERMINATEDSTRING", 304},
+    {"tdh:NONNULLTERMINATEDANSISTRING", 305}, {"tdh:UNICODECHAR", 306}, {"tdh:ANSICHAR", 307}, {"tdh:SIZET", 308},
+    {"tdh:HEXDUMP", 309}, {"tdh:WBEMSID", 310},
 };
 
 static const struct {
@@ -128,7 +134,7 @@ static const struct {
     {"win:CIMDateTime", 26}, {"win:ETWTIME", 27}, {"win:Xml", 28}, {"win:ErrorCode", 29},
     {"win:Win32Error", 30}, {"win:NTSTATUS", 31}, {"win:HResult", 32}, {"win:DateTimeCultureInsensitive", 33},
     {"win:Json", 34}, {"win:Utf8", 35}, {"win:Pkcs7WithTypeInfo", 36}, {"win:CodePointer", 37},
-    {"win:DateTimeUtc", 38},
+    {"win:DateTimeUtc", 38}, {"tdh:REDUCEDSTRING", 300}, {"tdh:NOPRINT", 301},
 };
 
 uint16_t etl_mf_in_type(const char *name)
@@ -316,6 +322,7 @@ static void on_start(GMarkupParseContext *ctx, const char *element, const char *
         }
         e.e.version = (uint8_t)x;
         e.e.symbol = keep(st, attr(n, v, "symbol"));
+        e.e.name = keep(st, attr(n, v, "name"));
         e.e.template_tid = keep(st, attr(n, v, "template"));
         e.e.message = keep(st, attr(n, v, "message"));
         e.level = keep(st, attr(n, v, "level"));
@@ -538,10 +545,21 @@ static void finish_provider(parse_state *st, provider_build *pb)
         /* keywords: space-separated names, OR-ed */
         if (e->keywords) {
             char **names = g_strsplit_set(e->keywords, " \t\r\n", -1);
+            GString *display = NULL;
             for (char **k = names; *k; k++)
-                if (**k && (x = find_named(pb->keywords, *k, false, 0)))
+                if (**k && (x = find_named(pb->keywords, *k, false, 0))) {
                     e->e.keywords |= x->value;
+                    if (!display)
+                        display = g_string_new(NULL);
+                    else
+                        g_string_append(display, " | ");
+                    g_string_append(display, x->display ? x->display : x->name);
+                }
             g_strfreev(names);
+            if (display) {
+                e->e.keywords_name = keep(st, display->str);
+                g_string_free(display, TRUE);
+            }
         }
         /* template */
         for (guint k = 0; e->e.template_tid && k < pb->templates->len; k++)
@@ -669,7 +687,11 @@ etl_status etl_manifest_parse(const char *xml, size_t len, const char *origin, e
                 line--;
             status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d: %s", origin, line, ge->message);
         } else {
-            status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d:%d: %s", origin, line, ch, ge ? ge->message : "parse error");
+            /* GMarkup's own messages start "Error on line N char M: ", which the origin:line:char
+             * prefix already says */
+            const char *msg = ge ? ge->message : "parse error";
+            const char *colon = strncmp(msg, "Error on line ", 14) == 0 ? strstr(msg, ": ") : NULL;
+            status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d:%d: %s", origin, line, ch, colon ? colon + 2 : msg);
         }
         if (ge)
             g_error_free(ge);

@@ -75,6 +75,9 @@ typedef struct etl_mf_event {
     uint8_t version, level, opcode, channel;
     uint16_t task;
     uint64_t keywords;
+    const char *name;              /* the event's own name (name= attribute; TRACE_EVENT_INFO's
+                                      EventName), or NULL - most manifests name events only
+                                      through their task and opcode */
     const char *symbol;
     const char *template_tid;      /* NULL when the event has no template */
     const etl_mf_template *tmpl;   /* resolved after the whole file is read */
@@ -83,6 +86,7 @@ typedef struct etl_mf_event {
     const char *opcode_name;
     const char *level_name;
     const char *channel_name;
+    const char *keywords_name;     /* display names of the declared keywords, " | "-joined */
     uint32_t source_line;          /* where it is declared, for messages about clashes */
 } etl_mf_event;
 
@@ -119,7 +123,8 @@ const etl_mf_event *etl_mf_find_event(const etl_mf_provider *p, uint16_t id, uin
 const etl_mf_map *etl_mf_find_map(const etl_mf_provider *p, const char *name);
 
 /* TDH numbers for manifest type names ("win:UInt32", "xs:unsignedInt", "trace:SizeT", ...);
- * 0 when unknown. */
+ * 0 when unknown.  TDH's in-types 300-310 and out-types 300/301, which manifests cannot name
+ * but TRACE_EVENT_INFO can carry, are "tdh:" + their tdh.h name ("tdh:REVERSEDCOUNTEDSTRING"). */
 uint16_t etl_mf_in_type(const char *name);
 uint16_t etl_mf_out_type(const char *name);
 /* And back: the manifest name of a TDH number ("win:UInt32", "xs:unsignedInt"), or NULL. */

@@ -35,6 +35,15 @@ typedef struct chunk {
     /* data follows, 8-aligned */
 } chunk;
 
+typedef struct absent_slot {
+    uint64_t hash;
+    uint8_t key[ETL_MF_KEY_SIZE + 1]; /* the manifest key and the pointer size */
+    bool used;
+} absent_slot;
+
+/* Negative cache: open addressing over a fixed table twice the entry bound. */
+#define ABSENT_CAP (2u * ETL_SCHEMA_CACHE_MAX_ABSENT)
+
 typedef struct provider_entry {
     etl_guid guid;
     const char *name;
@@ -47,6 +56,9 @@ struct etl_schema_cache {
     const etl_schema **schemas;
     uint32_t count, cap;
     table tl[2]; /* [0] 32-bit records, [1] 64-bit records */
+    table mf[2]; /* manifest keys, same split */
+    absent_slot *absent; /* ABSENT_CAP slots, allocated on first use */
+    uint32_t absent_used;
     table prov;
     provider_entry *providers;
     uint32_t prov_count, prov_cap;
@@ -190,6 +202,9 @@ void etl_schema_cache_free(etl_schema_cache *c)
     etl_mem_free(&c->alloc, (void *)c->schemas);
     etl_mem_free(&c->alloc, c->tl[0].slots);
     etl_mem_free(&c->alloc, c->tl[1].slots);
+    etl_mem_free(&c->alloc, c->mf[0].slots);
+    etl_mem_free(&c->alloc, c->mf[1].slots);
+    etl_mem_free(&c->alloc, c->absent);
     etl_mem_free(&c->alloc, c->prov.slots);
     etl_mem_free(&c->alloc, c->providers);
     etl_schema_builder_free(&c->builder);
@@ -275,6 +290,166 @@ etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t 
     c->stats.compiles++;
     *out = s;
     return ETL_OK;
+}
+
+/* ---- manifest index --------------------------------------------------------------------- */
+
+static void mf_key(uint8_t key[ETL_MF_KEY_SIZE], const etl_guid *g, uint16_t id, uint8_t version)
+{
+    for (int i = 0; i < 4; i++)
+        key[i] = (uint8_t)(g->data1 >> (8 * i));
+    key[4] = (uint8_t)g->data2;
+    key[5] = (uint8_t)(g->data2 >> 8);
+    key[6] = (uint8_t)g->data3;
+    key[7] = (uint8_t)(g->data3 >> 8);
+    memcpy(key + 8, g->data4, 8);
+    key[16] = (uint8_t)id;
+    key[17] = (uint8_t)(id >> 8);
+    key[18] = version;
+}
+
+static bool absent_has(const etl_schema_cache *c, const uint8_t key[ETL_MF_KEY_SIZE + 1], uint64_t h)
+{
+    if (!c->absent)
+        return false;
+    for (uint32_t j = (uint32_t)h & (ABSENT_CAP - 1);; j = (j + 1) & (ABSENT_CAP - 1)) {
+        const absent_slot *sl = &c->absent[j];
+        if (!sl->used)
+            return false;
+        if (sl->hash == h && memcmp(sl->key, key, ETL_MF_KEY_SIZE + 1) == 0)
+            return true;
+    }
+}
+
+const etl_schema *etl_schema_cache_mf_find(etl_schema_cache *c, const etl_guid *provider, uint16_t id,
+                                           uint8_t version, uint8_t pointer_size, bool *absent)
+{
+    uint8_t key[ETL_MF_KEY_SIZE + 1];
+    if (absent)
+        *absent = false;
+    if (!c || !provider)
+        return NULL;
+    mf_key(key, provider, id, version);
+    key[ETL_MF_KEY_SIZE] = pointer_size == 4 ? 4 : 8;
+    uint64_t h = hash_bytes(key, ETL_MF_KEY_SIZE);
+    c->stats.mf_lookups++;
+    const table *t = &c->mf[pointer_size == 4 ? 0 : 1];
+    if (t->cap) {
+        for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
+            const slot *sl = &t->slots[j];
+            if (sl->index == EMPTY)
+                break;
+            if (sl->hash == h) {
+                const etl_schema *s = c->schemas[sl->index];
+                if (s->key_len == ETL_MF_KEY_SIZE && memcmp(s->key, key, ETL_MF_KEY_SIZE) == 0) {
+                    c->stats.mf_hits++;
+                    return s;
+                }
+            }
+        }
+    }
+    if (absent_has(c, key, hash_bytes(key, sizeof key))) {
+        c->stats.mf_absent_hits++;
+        if (absent)
+            *absent = true;
+    }
+    return NULL;
+}
+
+etl_status etl_schema_cache_mf_add(etl_schema_cache *c, const etl_schema_builder *b, const etl_guid *provider,
+                                   uint16_t id, uint8_t version, uint8_t pointer_size, const etl_schema **out,
+                                   etl_error *err)
+{
+    if (!c || !b || !provider || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or provider");
+    uint8_t key[ETL_MF_KEY_SIZE];
+    mf_key(key, provider, id, version);
+    const etl_schema *s;
+    etl_status st = etl_schema_cache_add(c, b, key, sizeof key, &s, err);
+    if (st != ETL_OK)
+        return st;
+    if (!table_insert(c, &c->mf[pointer_size == 4 ? 0 : 1], hash_bytes(key, sizeof key), s->index))
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing the manifest schema index");
+    c->stats.mf_compiles++;
+    *out = s;
+    return ETL_OK;
+}
+
+void etl_schema_cache_mf_absent(etl_schema_cache *c, const etl_guid *provider, uint16_t id, uint8_t version,
+                                uint8_t pointer_size)
+{
+    if (!c || !provider)
+        return;
+    if (!c->absent) {
+        c->absent = etl_mem_alloc(&c->alloc, (size_t)ABSENT_CAP * sizeof *c->absent);
+        if (!c->absent)
+            return; /* the negative cache is an optimisation: without memory, go without */
+        memset(c->absent, 0, (size_t)ABSENT_CAP * sizeof *c->absent);
+        c->absent_used = 0;
+    }
+    uint8_t key[ETL_MF_KEY_SIZE + 1];
+    mf_key(key, provider, id, version);
+    key[ETL_MF_KEY_SIZE] = pointer_size == 4 ? 4 : 8;
+    uint64_t h = hash_bytes(key, sizeof key);
+    if (absent_has(c, key, h))
+        return;
+    if (c->absent_used >= ETL_SCHEMA_CACHE_MAX_ABSENT) { /* full: start again (bounded memory) */
+        memset(c->absent, 0, (size_t)ABSENT_CAP * sizeof *c->absent);
+        c->absent_used = 0;
+    }
+    uint32_t j = (uint32_t)h & (ABSENT_CAP - 1);
+    while (c->absent[j].used)
+        j = (j + 1) & (ABSENT_CAP - 1);
+    c->absent[j].used = true;
+    c->absent[j].hash = h;
+    memcpy(c->absent[j].key, key, sizeof key);
+    c->absent_used++;
+}
+
+void etl_schema_cache_mf_forget(etl_schema_cache *c, const etl_guid *provider)
+{
+    if (!c)
+        return;
+    if (c->absent) {
+        memset(c->absent, 0, (size_t)ABSENT_CAP * sizeof *c->absent);
+        c->absent_used = 0;
+    }
+    uint8_t want[ETL_MF_KEY_SIZE];
+    if (provider)
+        mf_key(want, provider, 0, 0); /* the first 16 bytes are the GUID */
+    for (int k = 0; k < 2; k++) {
+        table *t = &c->mf[k];
+        if (!t->cap)
+            continue;
+        /* linear probing has no deletion: rebuild the table without the provider's keys */
+        slot *old = t->slots;
+        uint32_t cap = t->cap;
+        slot *ns = etl_mem_alloc(&c->alloc, (size_t)cap * sizeof *ns);
+        if (!ns) {
+            /* cannot rebuild: drop the whole index (every key resolves again, still correct) */
+            for (uint32_t i = 0; i < cap; i++)
+                old[i].index = EMPTY;
+            t->used = 0;
+            continue;
+        }
+        for (uint32_t i = 0; i < cap; i++)
+            ns[i].index = EMPTY;
+        t->slots = ns;
+        t->used = 0;
+        for (uint32_t i = 0; i < cap; i++) {
+            if (old[i].index == EMPTY)
+                continue;
+            const etl_schema *s = c->schemas[old[i].index];
+            if (!provider || (s->key && memcmp(s->key, want, 16) == 0))
+                continue;
+            uint32_t j = (uint32_t)old[i].hash & (cap - 1);
+            while (ns[j].index != EMPTY)
+                j = (j + 1) & (cap - 1);
+            ns[j] = old[i];
+            t->used++;
+        }
+        etl_mem_free(&c->alloc, old);
+    }
 }
 
 /* ---- provider names --------------------------------------------------------------------- */

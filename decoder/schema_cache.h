@@ -9,7 +9,14 @@
  *                  records with the same bytes can lay out differently - in-type 16 - so they
  *                  never share an entry).  The event id is deliberately not part of the key:
  *                  TraceLogging events usually all have id 0 (etw-formats.md 5.6, pitfall 11).
- *   (manifests etc. add their own indexes over the same arena)
+ *   manifests      (provider GUID, event id, version), one index per record bitness (in-type
+ *                  16/308 pointers make 32- and 64-bit layouts differ); the key's 19 bytes are
+ *                  kept with the schema.  Only manifest-origin schemas (manifest files,
+ *                  EventSource manifests, TRACE_EVENT_INFO carried in the trace) go in: records
+ *                  with a classic or WPP header never look here (their ids collide).  Keys
+ *                  looked up and not found go in a bounded negative cache (emptied when full)
+ *                  so a trace full of events without a schema costs one probe each; a new
+ *                  schema source empties it (etl_schema_cache_mf_forget).
  *
  * A lookup hashes the key once, probes a small open-addressing table and compares the stored
  * key bytes; a hit allocates nothing.  Compiling happens once per distinct key, also for damaged
@@ -45,6 +52,10 @@ typedef struct etl_schema_cache_stats {
     uint64_t compiles;     /* schemas compiled (= misses) */
     uint64_t damaged;      /* compiled schemas that end in UNSUPPORTED */
     uint64_t arena_bytes;  /* bytes held by the arena */
+    uint64_t mf_lookups;   /* manifest-key lookups */
+    uint64_t mf_hits;
+    uint64_t mf_absent_hits; /* answered by the negative cache */
+    uint64_t mf_compiles;
 } etl_schema_cache_stats;
 
 /* NULL allocator = libc.  NULL when out of memory. */
@@ -69,6 +80,29 @@ etl_status etl_schema_cache_add(etl_schema_cache *c, const etl_schema_builder *b
  * otherwise.  A hit allocates nothing. */
 etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t len, uint8_t pointer_size,
                                const etl_schema **out, etl_error *err);
+
+/* ---- manifest events -------------------------------------------------------------------- */
+
+/* Keys not found that the negative cache remembers (per cache, both bitnesses); when it is full
+ * it is emptied and starts again, so it never grows. */
+#define ETL_SCHEMA_CACHE_MAX_ABSENT 4096u
+#define ETL_MF_KEY_SIZE 19u /* GUID (Windows layout), u16 id, u8 version */
+
+/* The schema compiled for (provider, id, version) at `pointer_size`, or NULL.  *absent (when not
+ * NULL) is set when the key is in the negative cache.  A hit allocates nothing. */
+const etl_schema *etl_schema_cache_mf_find(etl_schema_cache *c, const etl_guid *provider, uint16_t id,
+                                           uint8_t version, uint8_t pointer_size, bool *absent);
+/* Append the schema in `b` to the arena and index it under the key. */
+etl_status etl_schema_cache_mf_add(etl_schema_cache *c, const etl_schema_builder *b, const etl_guid *provider,
+                                   uint16_t id, uint8_t version, uint8_t pointer_size, const etl_schema **out,
+                                   etl_error *err);
+/* Remember that the key has no schema. */
+void etl_schema_cache_mf_absent(etl_schema_cache *c, const etl_guid *provider, uint16_t id, uint8_t version,
+                                uint8_t pointer_size);
+/* A new schema source arrived: empty the negative cache, and drop the index entries of
+ * `provider` (all providers when NULL) so their keys are resolved again.  The schemas stay in
+ * the arena (pointers and indexes handed out remain valid). */
+void etl_schema_cache_mf_forget(etl_schema_cache *c, const etl_guid *provider);
 
 /* ---- provider names --------------------------------------------------------------------- */
 

@@ -1,0 +1,628 @@
+/* schemas.c - the schema registry (schemas.h): manifest files, EventSource manifests and schemas
+ * carried in the trace, in that precedence, compiled on first use into the shared cache.
+ *
+ * Each source is a parsed manifest model.  Per source kind (layer), an index maps a provider
+ * GUID to the providers that describe it, in precedence order, and each provider gets a small
+ * table from (id, version) to its event, so resolving a key is a few hash probes.  Resolving
+ * happens once per key and bitness; after that the cache's index answers. */
+#include "schemas.h"
+
+#include <glib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "carried.h"
+#include "error.h"
+#include "etl_format.h"
+#include "eventsource.h"
+#include "manifest.h"
+#include "mf_schema.h"
+
+/* Reports about malformed schema records in one trace before the rest are only counted. */
+#define SCHEMAS_MAX_RECORD_REPORTS 20u
+#define LAYERS 3
+
+typedef struct source {
+    etl_manifest *m;
+    etl_schemas_source kind;
+    char *origin;
+    uint32_t order; /* position in precedence within its layer */
+} source;
+
+/* One provider of one source, with its events by (id, version). */
+typedef struct prov_ref {
+    const etl_mf_provider *p;
+    const source *src;
+    GHashTable *events; /* GUINT_TO_POINTER(id << 8 | version) + 1 -> etl_mf_event* */
+} prov_ref;
+
+struct etl_schemas {
+    etl_schema_cache *cache;
+    etl_schema_builder builder;
+    etl_schemas_report_fn report;
+    void *report_ctx;
+    GPtrArray *sources[LAYERS];  /* source*, precedence order */
+    GHashTable *index[LAYERS];   /* etl_guid* -> GPtrArray of prov_ref* (precedence order) */
+    etl_carried *carried;
+    bool carried_dirty;
+    etl_es_collector *es;
+    GHashTable *warned;          /* "fileA\nfileB\nguid" pairs already reported */
+    uint32_t record_reports;
+    etl_schemas_stats stats;
+};
+
+static void report(etl_schemas *s, etl_schemas_severity sev, const char *fmt, ...) ETL_PRINTF(3, 4);
+static void report(etl_schemas *s, etl_schemas_severity sev, const char *fmt, ...)
+{
+    if (!s->report)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    s->report(s->report_ctx, sev, msg);
+    g_free(msg);
+}
+
+/* ---- indexes ------------------------------------------------------------------------------ */
+
+static guint guid_hash(gconstpointer k)
+{
+    const etl_guid *g = k;
+    return g->data1 ^ ((guint)g->data2 << 16 | g->data3) ^ ((guint)g->data4[4] << 24 | (guint)g->data4[5] << 16 |
+                                                           (guint)g->data4[6] << 8 | g->data4[7]);
+}
+
+static gboolean guid_eq(gconstpointer a, gconstpointer b)
+{
+    return etl_guid_equal(a, b);
+}
+
+static gpointer ev_key(uint16_t id, uint8_t version)
+{
+    return GUINT_TO_POINTER(((guint)id << 8 | version) + 1u);
+}
+
+static void prov_ref_free(gpointer p)
+{
+    prov_ref *r = p;
+    g_hash_table_destroy(r->events);
+    g_free(r);
+}
+
+static void source_free(gpointer p)
+{
+    source *src = p;
+    etl_manifest_free(src->m);
+    g_free(src->origin);
+    g_free(src);
+}
+
+static GHashTable *new_index(void)
+{
+    return g_hash_table_new_full(guid_hash, guid_eq, NULL, (GDestroyNotify)g_ptr_array_unref);
+}
+
+etl_schemas *etl_schemas_new(etl_schema_cache *cache, etl_schemas_report_fn fn, void *ctx)
+{
+    if (!cache)
+        return NULL;
+    etl_schemas *s = g_new0(etl_schemas, 1);
+    s->cache = cache;
+    etl_schema_builder_init(&s->builder, NULL);
+    s->report = fn;
+    s->report_ctx = ctx;
+    for (int l = 0; l < LAYERS; l++) {
+        s->sources[l] = g_ptr_array_new_with_free_func(source_free);
+        s->index[l] = new_index();
+    }
+    s->carried = etl_carried_new();
+    s->es = etl_es_collector_new();
+    s->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    return s;
+}
+
+void etl_schemas_free(etl_schemas *s)
+{
+    if (!s)
+        return;
+    for (int l = 0; l < LAYERS; l++) {
+        g_hash_table_destroy(s->index[l]); /* before the sources: keys point into them */
+        g_ptr_array_free(s->sources[l], TRUE);
+    }
+    etl_carried_free(s->carried);
+    etl_es_collector_free(s->es);
+    g_hash_table_destroy(s->warned);
+    etl_schema_builder_free(&s->builder);
+    g_free(s);
+}
+
+const etl_schemas_stats *etl_schemas_get_stats(const etl_schemas *s)
+{
+    return &s->stats;
+}
+
+const char *etl_schemas_env_path(void)
+{
+    const char *p = g_getenv(ETL_SCHEMAS_ENV);
+    return p && *p ? p : NULL;
+}
+
+/* ---- comparing two definitions of one event ----------------------------------------------- */
+
+static bool str_same(const char *a, const char *b)
+{
+    return (a ? a : "")[0] == (b ? b : "")[0] && strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static bool map_same(const etl_mf_provider *pa, const char *a, const etl_mf_provider *pb, const char *b)
+{
+    if (!str_same(a, b))
+        return false;
+    const etl_mf_map *x = etl_mf_find_map(pa, a), *y = etl_mf_find_map(pb, b);
+    if (!x || !y)
+        return !x && !y;
+    if (x->is_bitmap != y->is_bitmap || x->entry_count != y->entry_count)
+        return false;
+    for (uint32_t i = 0; i < x->entry_count; i++)
+        if (x->entries[i].value != y->entries[i].value || !str_same(x->entries[i].text, y->entries[i].text))
+            return false;
+    return true;
+}
+
+/* Do two definitions decode and name an event the same way? */
+static bool event_same(const etl_mf_provider *pa, const etl_mf_event *a, const etl_mf_provider *pb,
+                       const etl_mf_event *b)
+{
+    if (!str_same(a->name, b->name) || !str_same(a->task_name, b->task_name) ||
+        !str_same(a->opcode_name, b->opcode_name) || a->opcode != b->opcode || a->task != b->task)
+        return false;
+    const etl_mf_template *x = a->tmpl, *y = b->tmpl;
+    uint32_t nx = x ? x->prop_count : 0, ny = y ? y->prop_count : 0;
+    if (nx != ny)
+        return false;
+    for (uint32_t i = 0; i < nx; i++) {
+        const etl_mf_property *p = &x->props[i], *q = &y->props[i];
+        if (!str_same(p->name, q->name) || p->in_type != q->in_type || p->out_type != q->out_type ||
+            p->is_struct != q->is_struct || p->member_count != q->member_count || p->has_length != q->has_length ||
+            p->length != q->length || p->length_ref != q->length_ref || p->has_count != q->has_count ||
+            p->count != q->count || p->count_ref != q->count_ref || !map_same(pa, p->map_name, pb, q->map_name))
+            return false;
+    }
+    return true;
+}
+
+/* ---- adding sources ------------------------------------------------------------------------ */
+
+/* The newly indexed provider `r` against those of the same GUID already in the file layer:
+ * each of its events is compared with the definition that wins for the key (the first earlier
+ * file that has it), and one warning per pair of files says how many differ. */
+static void check_disagreements(etl_schemas *s, GPtrArray *earlier, const prov_ref *r)
+{
+    char g[ETL_GUID_STR_SIZE];
+    etl_format_guid(&r->p->guid, g);
+    uint32_t *differ = g_new0(uint32_t, earlier->len);
+    const etl_mf_event **example = g_new0(const etl_mf_event *, earlier->len);
+    for (uint32_t i = 0; i < r->p->event_count; i++) {
+        const etl_mf_event *ev = &r->p->events[i];
+        for (guint k = 0; k < earlier->len; k++) {
+            const prov_ref *e = g_ptr_array_index(earlier, k);
+            const etl_mf_event *old = g_hash_table_lookup(e->events, ev_key(ev->id, ev->version));
+            if (!old)
+                continue;
+            if (!event_same(e->p, old, r->p, ev)) {
+                if (!example[k])
+                    example[k] = ev;
+                differ[k]++;
+                s->stats.disagreements++;
+            }
+            break; /* the winning definition decides */
+        }
+    }
+    for (guint k = 0; k < earlier->len; k++) {
+        if (!differ[k])
+            continue;
+        const prov_ref *e = g_ptr_array_index(earlier, k);
+        char *key = g_strdup_printf("%s\n%s\n%s", e->src->origin, r->src->origin, g);
+        if (g_hash_table_contains(s->warned, key)) {
+            g_free(key);
+            continue;
+        }
+        g_hash_table_add(s->warned, key);
+        report(s, ETL_SCHEMAS_WARNING,
+               "manifests %s and %s define %u event(s) of provider %s {%s} differently (first: id %u version %u); "
+               "using %s, which comes first in the search path",
+               e->src->origin, r->src->origin, differ[k], r->p->name ? r->p->name : "(unnamed)", g,
+               (unsigned)example[k]->id, (unsigned)example[k]->version, e->src->origin);
+    }
+    g_free(differ);
+    g_free(example);
+}
+
+/* Index a parsed manifest as a source of `kind` (takes ownership of m). */
+static void add_source(etl_schemas *s, etl_manifest *m, etl_schemas_source kind, const char *origin)
+{
+    source *src = g_new0(source, 1);
+    src->m = m;
+    src->kind = kind;
+    src->origin = g_strdup(origin);
+    src->order = s->sources[kind]->len;
+    g_ptr_array_add(s->sources[kind], src);
+    for (uint32_t i = 0; i < etl_manifest_provider_count(m); i++) {
+        const etl_mf_provider *p = etl_manifest_provider(m, i);
+        prov_ref *r = g_new0(prov_ref, 1);
+        r->p = p;
+        r->src = src;
+        r->events = g_hash_table_new(g_direct_hash, g_direct_equal);
+        /* the first definition of a key within one provider wins (manifests should not repeat
+         * one; if they do, document order decides) */
+        for (uint32_t k = 0; k < p->event_count; k++) {
+            gpointer key = ev_key(p->events[k].id, p->events[k].version);
+            if (!g_hash_table_contains(r->events, key))
+                g_hash_table_insert(r->events, key, (gpointer)&p->events[k]);
+        }
+        GPtrArray *list = g_hash_table_lookup(s->index[kind], &p->guid);
+        if (!list) {
+            list = g_ptr_array_new_with_free_func(prov_ref_free);
+            g_hash_table_insert(s->index[kind], (gpointer)&p->guid, list);
+        } else if (kind == ETL_SCHEMAS_FILE) {
+            check_disagreements(s, list, r);
+        }
+        g_ptr_array_add(list, r);
+        /* keys of this provider that were resolved (or missed) before must be resolved again */
+        etl_schema_cache_mf_forget(s->cache, &p->guid); /* (also empties the negative cache) */
+    }
+}
+
+etl_status etl_schemas_add_manifest_text(etl_schemas *s, const char *xml, size_t len, const char *origin,
+                                         etl_error *err)
+{
+    etl_manifest *m;
+    etl_status st = etl_manifest_parse(xml, len, origin, &m, err);
+    if (st != ETL_OK) {
+        s->stats.files_failed++;
+        return st;
+    }
+    s->stats.files_loaded++;
+    add_source(s, m, ETL_SCHEMAS_FILE, origin);
+    return ETL_OK;
+}
+
+etl_status etl_schemas_add_file(etl_schemas *s, const char *path, etl_error *err)
+{
+    etl_manifest *m;
+    etl_status st = etl_manifest_load_file(path, &m, err);
+    if (st != ETL_OK) {
+        s->stats.files_failed++;
+        return st;
+    }
+    s->stats.files_loaded++;
+    add_source(s, m, ETL_SCHEMAS_FILE, path);
+    return ETL_OK;
+}
+
+static bool manifest_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && (g_ascii_strcasecmp(name + n - 4, ".man") == 0 || g_ascii_strcasecmp(name + n - 4, ".xml") == 0);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One path entry: a folder's manifests in name order, or one file. */
+static etl_status add_entry(etl_schemas *s, const char *entry)
+{
+    etl_error err;
+    if (g_file_test(entry, G_FILE_TEST_IS_DIR)) {
+        GError *ge = NULL;
+        GDir *d = g_dir_open(entry, 0, &ge);
+        if (!d) {
+            report(s, ETL_SCHEMAS_ERROR, "manifest folder %s: %s", entry, ge->message);
+            g_error_free(ge);
+            s->stats.files_failed++;
+            return ETL_ERR_IO;
+        }
+        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+        const char *n;
+        while ((n = g_dir_read_name(d))) {
+            if (!manifest_name(n))
+                continue;
+            if (names->len >= ETL_SCHEMAS_MAX_FOLDER_FILES) {
+                report(s, ETL_SCHEMAS_ERROR, "manifest folder %s: more than %u manifests; the rest are not read",
+                       entry, ETL_SCHEMAS_MAX_FOLDER_FILES);
+                break;
+            }
+            g_ptr_array_add(names, g_strdup(n));
+        }
+        g_dir_close(d);
+        qsort(names->pdata, names->len, sizeof(char *), cmp_names);
+        etl_status first = ETL_OK;
+        for (guint i = 0; i < names->len; i++) {
+            char *path = g_build_filename(entry, (char *)names->pdata[i], NULL);
+            if (g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+                etl_status st = etl_schemas_add_file(s, path, &err);
+                if (st != ETL_OK) {
+                    report(s, ETL_SCHEMAS_ERROR, "%s", err.message);
+                    if (first == ETL_OK)
+                        first = st;
+                }
+            }
+            g_free(path);
+        }
+        g_ptr_array_free(names, TRUE);
+        return first;
+    }
+    if (!g_file_test(entry, G_FILE_TEST_EXISTS)) {
+        report(s, ETL_SCHEMAS_ERROR, "manifest path entry %s: no such file or folder", entry);
+        s->stats.files_failed++;
+        return ETL_ERR_IO;
+    }
+    etl_status st = etl_schemas_add_file(s, entry, &err);
+    if (st != ETL_OK)
+        report(s, ETL_SCHEMAS_ERROR, "%s", err.message);
+    return st;
+}
+
+etl_status etl_schemas_add_path(etl_schemas *s, const char *list)
+{
+    if (!s || !list)
+        return ETL_ERR_ARG;
+    char sep[2] = {G_SEARCHPATH_SEPARATOR, 0};
+    char **entries = g_strsplit(list, sep, -1);
+    etl_status first = ETL_OK;
+    unsigned n = 0;
+    for (char **e = entries; *e; e++) {
+        if (!**e)
+            continue; /* "a::b" and a trailing ':' add nothing */
+        if (++n > ETL_SCHEMAS_MAX_PATH_ENTRIES) {
+            report(s, ETL_SCHEMAS_ERROR, "manifest path has more than %u entries; the rest are not read",
+                   ETL_SCHEMAS_MAX_PATH_ENTRIES);
+            if (first == ETL_OK)
+                first = ETL_ERR_LIMIT;
+            break;
+        }
+        etl_status st = add_entry(s, *e);
+        if (st != ETL_OK && first == ETL_OK)
+            first = st;
+    }
+    g_strfreev(entries);
+    return first;
+}
+
+/* ---- schemas in the trace ------------------------------------------------------------------ */
+
+/* Replace the carried layer with a model built from every MetaData record taken so far. */
+static void rebuild_carried(etl_schemas *s)
+{
+    s->carried_dirty = false;
+    etl_manifest *m;
+    etl_error err;
+    etl_status st = etl_carried_build(s->carried, &m, &err);
+    if (st != ETL_OK) {
+        if (st != ETL_ERR_NOT_FOUND)
+            report(s, ETL_SCHEMAS_WARNING, "schemas carried in the trace: %s", err.message);
+        return;
+    }
+    /* the old model goes: its providers' keys are resolved again from the new one */
+    g_hash_table_remove_all(s->index[ETL_SCHEMAS_CARRIED]);
+    g_ptr_array_set_size(s->sources[ETL_SCHEMAS_CARRIED], 0);
+    etl_schema_cache_mf_forget(s->cache, NULL);
+    add_source(s, m, ETL_SCHEMAS_CARRIED, "schemas carried in the trace");
+}
+
+static void record_problem(etl_schemas *s, const char *what, const etl_error *err)
+{
+    if (s->record_reports++ < SCHEMAS_MAX_RECORD_REPORTS)
+        report(s, ETL_SCHEMAS_WARNING, "%s refused: %s", what, err->message);
+    else if (s->record_reports == SCHEMAS_MAX_RECORD_REPORTS + 1)
+        report(s, ETL_SCHEMAS_WARNING, "more schema records refused; not reported one by one");
+}
+
+etl_status etl_schemas_observe(etl_schemas *s, const etl_record *rec, etl_error *err)
+{
+    etl_error e;
+    if (!err)
+        err = &e;
+    if (etl_carried_is_metadata(rec)) {
+        etl_status st = etl_carried_add(s->carried, rec, err);
+        if (st == ETL_OK) {
+            uint32_t ev = etl_carried_event_count(s->carried), maps = etl_carried_map_count(s->carried);
+            if (ev != s->stats.carried_events || maps != s->stats.carried_maps)
+                s->carried_dirty = true; /* rebuilt at the next lookup: bursts coalesce */
+            s->stats.carried_events = ev;
+            s->stats.carried_maps = maps;
+        } else if (st != ETL_ERR_NOT_FOUND) {
+            record_problem(s, "a MetaData schema record", err);
+        }
+        return st == ETL_ERR_NOT_FOUND ? ETL_OK : st; /* not of manifest origin: taken, unused */
+    }
+    if (etl_es_is_manifest_chunk(rec)) {
+        etl_manifest *m = NULL;
+        etl_status st = etl_es_add(s->es, rec, &m, err);
+        if (st != ETL_OK) {
+            record_problem(s, "an EventSource manifest chunk", err);
+            return st;
+        }
+        if (m) {
+            char g[ETL_GUID_STR_SIZE];
+            etl_format_guid(&rec->provider, g);
+            char *origin = g_strdup_printf("EventSource manifest of {%s} in the trace", g);
+            add_source(s, m, ETL_SCHEMAS_STREAM, origin);
+            g_free(origin);
+            s->stats.stream_manifests++;
+        }
+        return ETL_OK;
+    }
+    return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "the record carries no schema");
+}
+
+etl_status etl_schemas_prescan(etl_schemas *s, etl_reader *r, etl_error *err)
+{
+    etl_record rec;
+    etl_status st;
+    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
+        /* only EVENT_HEADER (chunks) and classic full headers (MetaData) can carry schemas */
+        if (rec.header_type == ETL_HT_EVENT_HEADER32 || rec.header_type == ETL_HT_EVENT_HEADER64 ||
+            rec.header_type == ETL_HT_FULL_HEADER32 || rec.header_type == ETL_HT_FULL_HEADER64)
+            etl_schemas_observe(s, &rec, NULL);
+    }
+    etl_error p;
+    while (etl_reader_next_problem(r, &p))
+        ; /* damage is the decoding pass's to report */
+    return st == ETL_END ? ETL_OK : st;
+}
+
+etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error *err)
+{
+    etl_options opt = {0};
+    opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
+    etl_reader *r;
+    etl_status st = etl_reader_open_file(path, &opt, &r, err);
+    if (st != ETL_OK)
+        return st;
+    st = etl_schemas_prescan(s, r, err);
+    etl_reader_close(r);
+    return st;
+}
+
+/* ---- lookup -------------------------------------------------------------------------------- */
+
+const char *etl_schemas_provider_name(etl_schemas *s, const etl_guid *g)
+{
+    if (!s || !g)
+        return NULL;
+    if (s->carried_dirty)
+        rebuild_carried(s);
+    for (int l = 0; l < LAYERS; l++) {
+        GPtrArray *list = g_hash_table_lookup(s->index[l], g);
+        for (guint i = 0; list && i < list->len; i++) {
+            const prov_ref *r = g_ptr_array_index(list, i);
+            if (r->p->name && *r->p->name)
+                return r->p->name;
+        }
+    }
+    return NULL;
+}
+
+bool etl_schemas_knows_provider(etl_schemas *s, const etl_guid *g)
+{
+    if (s->carried_dirty)
+        rebuild_carried(s);
+    for (int l = 0; l < LAYERS; l++)
+        if (g_hash_table_lookup(s->index[l], g))
+            return true;
+    return false;
+}
+
+/* The definition of (id, version), exactly, through the layers in precedence order. */
+static const etl_mf_event *resolve_exact(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version,
+                                         const prov_ref **from)
+{
+    for (int l = 0; l < LAYERS; l++) {
+        GPtrArray *list = g_hash_table_lookup(s->index[l], g);
+        for (guint i = 0; list && i < list->len; i++) {
+            const prov_ref *r = g_ptr_array_index(list, i);
+            const etl_mf_event *e = g_hash_table_lookup(r->events, ev_key(id, version));
+            if (e) {
+                *from = r;
+                return e;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The highest version below `version` of event `id`, from the first layer (and provider in it)
+ * that has one. */
+static const etl_mf_event *resolve_older(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version,
+                                         const prov_ref **from)
+{
+    for (int l = 0; l < LAYERS; l++) {
+        GPtrArray *list = g_hash_table_lookup(s->index[l], g);
+        for (guint i = 0; list && i < list->len; i++) {
+            const prov_ref *r = g_ptr_array_index(list, i);
+            for (int v = (int)version - 1; v >= 0; v--) {
+                const etl_mf_event *e = g_hash_table_lookup(r->events, ev_key(id, (uint8_t)v));
+                if (e) {
+                    *from = r;
+                    return e;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static etl_status not_found(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version, uint8_t ptr,
+                            etl_error *err)
+{
+    char gs[ETL_GUID_STR_SIZE];
+    etl_format_guid(g, gs);
+    const char *name = etl_schemas_provider_name(s, g);
+    etl_schema_cache_mf_absent(s->cache, g, id, version, ptr);
+    s->stats.not_found++;
+    return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "no schema for %.60s%s{%s} event id %u version %u: add its manifest to the manifest path",
+                    name ? name : "", name ? " " : "", gs, (unsigned)id, (unsigned)version);
+}
+
+etl_status etl_schemas_lookup_key(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version,
+                                  uint8_t pointer_size, const etl_schema **out, etl_error *err)
+{
+    if (!s || !g || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no registry, provider or result");
+    uint8_t ptr = pointer_size == 4 ? 4 : 8;
+    s->stats.lookups++;
+    if (s->carried_dirty)
+        rebuild_carried(s);
+    bool absent;
+    const etl_schema *hit = etl_schema_cache_mf_find(s->cache, g, id, version, ptr, &absent);
+    if (hit) {
+        if (hit->schema_version != version)
+            s->stats.older_version++;
+        *out = hit;
+        return ETL_OK;
+    }
+    if (absent)
+        return not_found(s, g, id, version, ptr, err);
+    const prov_ref *from = NULL;
+    const etl_mf_event *e = resolve_exact(s, g, id, version, &from);
+    if (!e && (e = resolve_older(s, g, id, version, &from)))
+        s->stats.older_version++;
+    if (!e)
+        return not_found(s, g, id, version, ptr, err);
+    etl_error cerr;
+    etl_status st = etl_mf_compile(&s->builder, from->p, e, ptr, from->src->origin, &cerr);
+    if (st == ETL_ERR_NOMEM)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "%s", cerr.message);
+    return etl_schema_cache_mf_add(s->cache, &s->builder, g, id, version, ptr, out, err);
+}
+
+etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_schema **out, etl_error *err)
+{
+    if (!s || !rec || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no registry, record or result");
+    if ((rec->header_type != ETL_HT_EVENT_HEADER32 && rec->header_type != ETL_HT_EVENT_HEADER64) || !rec->has_provider)
+        return etl_fail(err, ETL_ERR_ARG, 0, "only EVENT_HEADER records have manifest schemas");
+    for (unsigned i = 0; i < rec->ext_count; i++)
+        if (rec->ext[i].type == ETL_EXT_EVENT_SCHEMA_TL)
+            return etl_fail(err, ETL_ERR_ARG, 0, "a TraceLogging event describes itself");
+    if (etl_es_is_manifest_chunk(rec)) {
+        uint8_t ptr = rec->pointer_size == 4 ? 4 : 8;
+        if (s->carried_dirty)
+            rebuild_carried(s);
+        const etl_schema *hit = etl_schema_cache_mf_find(s->cache, &rec->provider, rec->event_id, rec->version, ptr, NULL);
+        if (hit) {
+            *out = hit;
+            return ETL_OK;
+        }
+        etl_status st = etl_mf_compile_manifest_data(&s->builder, etl_schemas_provider_name(s, &rec->provider), ptr, err);
+        if (st != ETL_OK)
+            return st;
+        return etl_schema_cache_mf_add(s->cache, &s->builder, &rec->provider, rec->event_id, rec->version, ptr, out, err);
+    }
+    return etl_schemas_lookup_key(s, &rec->provider, rec->event_id, rec->version, rec->pointer_size, out, err);
+}

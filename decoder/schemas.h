@@ -1,0 +1,148 @@
+/* schemas.h - the schema registry: where manifest-based events find their schema off Windows.
+ *
+ * On Windows TDH finds an event's layout in the registry.  Here three sources stand in for it,
+ * all read into the manifest model (manifest.h) and compiled on first use into the programs of
+ * schema.h, cached in the one arena of schema_cache.h under (provider GUID, event id, version)
+ * per record bitness:
+ *
+ *   1. manifest files from a search path (etl_schemas_add_path): `.man`/`.xml` instrumentation
+ *      manifests, given as files or folders;
+ *   2. EventSource manifests sent in the event stream (eventsource.h), as they complete;
+ *   3. schemas carried in the trace: KernelTraceControl MetaData TRACE_EVENT_INFO/EVENT_MAP_INFO
+ *      records of merged traces (carried.h).
+ *
+ * Precedence, per key (provider, id, version):
+ *   - a manifest file on the search path wins over everything in the trace: the carried
+ *     schemas of merged traces keep the manifests' internal names (task GarbageCollection,
+ *     opcode GCRestartEEEnd) where TDH shows the manifest's display names (GC, RestartEEStop),
+ *     so the file is the better source whenever the user supplied one;
+ *   - then EventSource manifests from the stream (the provider's own description of itself);
+ *   - then schemas carried in the trace.
+ *   A key defined by no source, when a lower version of the same event is, decodes with the
+ *   highest lower version from the first source (in the order above) that has one: newer
+ *   versions of an event append fields (the rule .NET's and Windows' manifests follow), so the
+ *   fields the older definition knows decode right and the bytes after them show as trailing
+ *   data.  The schema's schema_version tells which version was used.
+ *
+ * Several manifest files defining the same key: the first one in search order wins - search
+ * path entries in the order given, the files of a folder in byte-wise name order (strcmp) - and
+ * when their definitions differ (fields, types, names), a warning names both files, the one used
+ * and the one ignored, once per pair of files and provider.  The same rule orders several
+ * EventSource manifests of one provider (arrival order; a provider re-sending an identical
+ * manifest is taken once).
+ *
+ * Records with a classic or WPP header never get a schema here (their ids collide across
+ * providers); TraceLogging events describe themselves (fields.h) and are not looked up here.
+ *
+ * Schemas in the trace can come after the events that need them: etl_schemas_prescan reads a
+ * trace once (cheaply: records are framed, nothing is decoded) collecting MetaData records and
+ * EventSource manifest chunks, so that every event then decodes whatever its position.  A
+ * reader that streams instead feeds records to etl_schemas_observe as they come; keys that
+ * missed before a new source arrived are looked up again (the negative cache is emptied).
+ *
+ * Not thread-safe, like the cache it fills. */
+#ifndef ETL_SCHEMAS_H
+#define ETL_SCHEMAS_H
+
+#include "etl.h"
+#include "schema.h"
+#include "schema_cache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Entries of one search path, and manifest files taken from one folder. */
+#define ETL_SCHEMAS_MAX_PATH_ENTRIES 256u
+#define ETL_SCHEMAS_MAX_FOLDER_FILES 4096u
+
+typedef enum etl_schemas_source {
+    ETL_SCHEMAS_FILE = 0,      /* a manifest file from the search path */
+    ETL_SCHEMAS_STREAM = 1,    /* an EventSource manifest in the trace */
+    ETL_SCHEMAS_CARRIED = 2    /* TRACE_EVENT_INFO carried in the trace */
+} etl_schemas_source;
+
+typedef enum etl_schemas_severity {
+    ETL_SCHEMAS_INFO = 0,
+    ETL_SCHEMAS_WARNING = 1,   /* e.g. two manifest files disagree about an event */
+    ETL_SCHEMAS_ERROR = 2      /* e.g. a manifest file that does not parse: file:line: reason */
+} etl_schemas_severity;
+
+/* Where messages go (one complete sentence each, without a trailing newline). */
+typedef void (*etl_schemas_report_fn)(void *ctx, etl_schemas_severity severity, const char *message);
+
+typedef struct etl_schemas_stats {
+    uint32_t files_loaded;     /* manifest files that parsed */
+    uint32_t files_failed;     /* manifest files (or path entries) that did not */
+    uint32_t stream_manifests; /* EventSource manifests taken from the trace */
+    uint32_t carried_events;   /* TRACE_EVENT_INFO records taken from the trace */
+    uint32_t carried_maps;     /* EVENT_MAP_INFO records */
+    uint32_t disagreements;    /* events defined differently by two manifest files */
+    uint64_t lookups;          /* etl_schemas_lookup calls */
+    uint64_t not_found;        /* lookups without a schema */
+    uint64_t older_version;    /* lookups answered with a lower version's definition */
+} etl_schemas_stats;
+
+typedef struct etl_schemas etl_schemas;
+
+/* A registry filling `cache` (not owned; it must outlive the registry).  `report` may be NULL. */
+etl_schemas *etl_schemas_new(etl_schema_cache *cache, etl_schemas_report_fn report, void *report_ctx);
+void etl_schemas_free(etl_schemas *s);
+
+/* ---- manifest files ---------------------------------------------------------------------- */
+
+/* Add a search path: entries separated by ':' (the platform's G_SEARCHPATH_SEPARATOR), each a
+ * manifest file or a folder whose `*.man` and `*.xml` files are read in name order.  Files
+ * added by earlier calls come first in precedence.  A file that does not parse is reported
+ * (ETL_SCHEMAS_ERROR: "file:line: reason") and skipped; the others still load.  ETL_OK when
+ * every entry loaded, else the code of the first failure (the rest loaded anyway). */
+etl_status etl_schemas_add_path(etl_schemas *s, const char *path_list);
+/* One manifest file. */
+etl_status etl_schemas_add_file(etl_schemas *s, const char *path, etl_error *err);
+/* A manifest already in memory (UTF-8 or UTF-16 with a BOM); `origin` names it in messages. */
+etl_status etl_schemas_add_manifest_text(etl_schemas *s, const char *xml, size_t len, const char *origin,
+                                         etl_error *err);
+
+/* ---- schemas in the trace ----------------------------------------------------------------- */
+
+/* Take a record if it carries schemas (MetaData EventInfo/EventMapInfo, EventSource manifest
+ * chunk): ETL_OK when taken, ETL_ERR_NOT_FOUND when the record carries none, or the reason a
+ * schema-carrying record was refused (malformed; reported too). */
+etl_status etl_schemas_observe(etl_schemas *s, const etl_record *rec, etl_error *err);
+/* Read a whole trace from `r` (which it leaves at its end) through etl_schemas_observe. */
+etl_status etl_schemas_prescan(etl_schemas *s, etl_reader *r, etl_error *err);
+/* The same on a file: opens its own reader in file order (no timestamp merge). */
+etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error *err);
+
+/* ---- lookup ------------------------------------------------------------------------------- */
+
+/* The schema for an EVENT_HEADER record without TraceLogging metadata, compiled and cached on
+ * first use (EventSource manifest chunk events get the built-in ManifestData schema).
+ *   ETL_OK              *out set (its program may end in UNSUPPORTED: see etl_schema_reason);
+ *   ETL_ERR_NOT_FOUND   no source defines the key: *err names provider, id and version and
+ *                       says how to add a manifest;
+ *   ETL_ERR_ARG         a record that never takes this path (classic, WPP, TraceLogging);
+ *   ETL_ERR_NOMEM / ETL_ERR_LIMIT from the cache.
+ * A hit allocates nothing. */
+etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_schema **out, etl_error *err);
+/* The same by key. */
+etl_status etl_schemas_lookup_key(etl_schemas *s, const etl_guid *provider, uint16_t id, uint8_t version,
+                                  uint8_t pointer_size, const etl_schema **out, etl_error *err);
+
+/* The provider's name from the sources (NULL when none names it).  Valid until the next call
+ * that adds a source. */
+const char *etl_schemas_provider_name(etl_schemas *s, const etl_guid *provider);
+/* Does any source describe this provider? */
+bool etl_schemas_knows_provider(etl_schemas *s, const etl_guid *provider);
+
+const etl_schemas_stats *etl_schemas_get_stats(const etl_schemas *s);
+
+/* The search path from the environment (ETLSHARK_MANIFEST_PATH), or NULL. */
+const char *etl_schemas_env_path(void);
+#define ETL_SCHEMAS_ENV "ETLSHARK_MANIFEST_PATH"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_SCHEMAS_H */

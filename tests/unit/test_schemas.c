@@ -1,0 +1,272 @@
+/* Unit tests of schemas.c, the schema registry: precedence of manifest files over EventSource
+ * manifests over schemas carried in the trace, the rule for two files defining one key (and the
+ * warning naming both), the lower-version fallback, the negative cache emptied by a new source,
+ * search paths (folder order, malformed files named with their line, the rest still loading),
+ * and the pre-pass over real traces (net452: carried schemas; BondEtwSample: an EventSource
+ * manifest). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "etl_format.h"
+#include "schemas.h"
+
+static GString *reports;
+
+static void on_report(void *ctx, etl_schemas_severity sev, const char *msg)
+{
+    (void)ctx;
+    g_string_append_printf(reports, "%d:%s\n", (int)sev, msg);
+}
+
+#define PROV "{aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee}"
+
+static char *manifest(const char *task, const char *field_type, const char *extra_event)
+{
+    return g_strdup_printf("<instrumentationManifest><instrumentation><events>"
+                           "<provider name='Reg-Test' guid='" PROV "'>"
+                           "<tasks><task name='%s' value='1'/></tasks>"
+                           "<templates><template tid='t'><data name='F' inType='%s'/></template></templates>"
+                           "<events><event value='1' version='1' task='%s' template='t'/>%s</events>"
+                           "</provider></events></instrumentation></instrumentationManifest>",
+                           task, field_type, task, extra_event);
+}
+
+static etl_guid prov(void)
+{
+    etl_guid g;
+    etl_parse_guid(PROV, &g);
+    return g;
+}
+
+static void test_precedence(void)
+{
+    etl_schema_cache *c = etl_schema_cache_new(NULL);
+    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    etl_error err;
+    etl_guid g = prov();
+    const etl_schema *sc;
+    g_string_truncate(reports, 0);
+
+    /* nothing yet: not found, with provider, id and version in the message */
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_ERR_NOT_FOUND);
+    CHECK(strstr(err.message, "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee") && strstr(err.message, "id 1 version 1"));
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_ERR_NOT_FOUND); /* negative cache */
+    CHECK_EQ_U(etl_schema_cache_get_stats(c)->mf_absent_hits, 1);
+
+    /* a first file: the key resolves now (the new source emptied the negative cache) */
+    char *x1 = manifest("First", "win:UInt32", "");
+    CHECK(etl_schemas_add_manifest_text(s, x1, strlen(x1), "one.man", &err) == ETL_OK);
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_event_name(sc), "First");
+    CHECK_STR(etl_schema_str(sc, sc->origin), "one.man");
+    CHECK_STR(etl_schemas_provider_name(s, &g), "Reg-Test");
+
+    /* an identical second file: no warning; a different third: a warning naming both, the first
+     * file still wins */
+    CHECK(etl_schemas_add_manifest_text(s, x1, strlen(x1), "same.man", &err) == ETL_OK);
+    CHECK_EQ_U(reports->len, 0);
+    char *x3 = manifest("Third", "win:UInt64", "<event value='2' version='0' task='Third'/>");
+    CHECK(etl_schemas_add_manifest_text(s, x3, strlen(x3), "three.man", &err) == ETL_OK);
+    CHECK(strstr(reports->str, "one.man and three.man") && strstr(reports->str, "id 1 version 1") &&
+          strstr(reports->str, "using one.man"));
+    CHECK_EQ_U(etl_schemas_get_stats(s)->disagreements, 1);
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_event_name(sc), "First");
+    CHECK_EQ_U(sc->steps[0].size, 4);
+    /* a key only the third file has comes from it */
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 2, 0, 8, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_str(sc, sc->origin), "three.man");
+
+    /* a newer version than any defined: the highest lower one, and the schema says so */
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 4, 8, &sc, &err), ETL_OK);
+    CHECK_EQ_U(sc->schema_version, 1);
+    CHECK_EQ_U(etl_schemas_get_stats(s)->older_version, 1);
+    /* an older version than any defined is not guessed */
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 0, 8, &sc, &err), ETL_ERR_NOT_FOUND);
+
+    /* malformed text: refused with the origin and line; nothing else changes */
+    const char *bad = "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='x' guid='nope'>";
+    CHECK(etl_schemas_add_manifest_text(s, bad, strlen(bad), "bad.man", &err) == ETL_ERR_CORRUPT);
+    CHECK(strstr(err.message, "bad.man:4") != NULL);
+    CHECK_EQ_U(etl_schemas_get_stats(s)->files_failed, 1);
+    CHECK_EQ_U(etl_schemas_get_stats(s)->files_loaded, 3);
+    g_free(x1);
+    g_free(x3);
+    etl_schemas_free(s);
+    etl_schema_cache_free(c);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char *path = g_build_filename(dir, name, NULL);
+    CHECK(g_file_set_contents(path, text, -1, NULL));
+    g_free(path);
+}
+
+static void test_path(void)
+{
+    char *dir = g_dir_make_tmp("etlshark-schemas-XXXXXX", NULL);
+    CHECK(dir != NULL);
+    if (!dir)
+        return;
+    char *b1 = manifest("FromB", "win:UInt8", ""), *c1 = manifest("FromC", "win:UInt16", "");
+    write_file(dir, "b.man", b1);
+    write_file(dir, "c.XML", c1);
+    write_file(dir, "a.xml", "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='x' guid='{bad}'/>\n");
+    write_file(dir, "notes.txt", "not a manifest");
+    etl_schema_cache *c = etl_schema_cache_new(NULL);
+    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    g_string_truncate(reports, 0);
+    char *missing = g_build_filename(dir, "missing.man", NULL);
+    char *list = g_strdup_printf("%s::%s", dir, missing);
+    CHECK(etl_schemas_add_path(s, list) != ETL_OK);
+    /* a.xml: an error naming the file and the line; b.man and c.XML loaded, in name order */
+    CHECK(strstr(reports->str, "a.xml:4") != NULL);
+    CHECK(strstr(reports->str, "missing.man: no such file or folder") != NULL);
+    CHECK(strstr(reports->str, "b.man and ") && strstr(reports->str, "c.XML") && strstr(reports->str, "using "));
+    CHECK_EQ_U(etl_schemas_get_stats(s)->files_loaded, 2);
+    CHECK_EQ_U(etl_schemas_get_stats(s)->files_failed, 2);
+    etl_guid g = prov();
+    const etl_schema *sc;
+    etl_error err;
+    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 4, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_event_name(sc), "FromB");
+    etl_schemas_free(s);
+    etl_schema_cache_free(c);
+    /* the environment variable is read as it is */
+    g_setenv(ETL_SCHEMAS_ENV, list, TRUE);
+    CHECK_STR(etl_schemas_env_path(), list);
+    g_setenv(ETL_SCHEMAS_ENV, "", TRUE);
+    CHECK(etl_schemas_env_path() == NULL);
+    const char *names[] = {"a.xml", "b.man", "c.XML", "notes.txt"};
+    for (size_t i = 0; i < 4; i++) {
+        char *path = g_build_filename(dir, names[i], NULL);
+        g_remove(path);
+        g_free(path);
+    }
+    g_rmdir(dir);
+    g_free(list);
+    g_free(missing);
+    g_free(b1);
+    g_free(c1);
+    g_free(dir);
+}
+
+/* The first record of a provider (and id, when id >= 0) in a trace, copied out. */
+static bool find_record(const char *path, const char *guid, int id, etl_record *out, uint8_t **bytes)
+{
+    etl_reader *r;
+    etl_error e;
+    etl_guid g;
+    etl_parse_guid(guid, &g);
+    if (etl_reader_open_file(path, NULL, &r, &e) != ETL_OK)
+        return false;
+    etl_record rec;
+    bool found = false;
+    while (!found && etl_reader_next(r, &rec, &e) == ETL_OK)
+        if (rec.has_provider && etl_guid_equal(&rec.provider, &g) && (id < 0 || rec.event_id == id) &&
+            (rec.header_type == ETL_HT_EVENT_HEADER64 || rec.header_type == ETL_HT_EVENT_HEADER32)) {
+            *out = rec;
+            *bytes = g_memdup2(rec.bytes, rec.size);
+            out->bytes = *bytes;
+            out->ext_count = 0; /* the items point into the reader's buffer */
+            found = true;
+        }
+    etl_reader_close(r);
+    return found;
+}
+
+static void test_net452(const char *captures, const char *manifests)
+{
+    char *path = g_build_filename(captures, "perfview_net452_x64_merged_compressed.etl", NULL);
+    etl_record rec;
+    uint8_t *bytes = NULL;
+    /* GCStart (id 1) of the CLR */
+    CHECK(find_record(path, "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", 1, &rec, &bytes));
+    etl_schema_cache *c = etl_schema_cache_new(NULL);
+    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    etl_error err;
+    const etl_schema *sc;
+    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_ERR_NOT_FOUND);
+    CHECK(etl_schemas_prescan_file(s, path, &err) == ETL_OK);
+    CHECK_EQ_U(etl_schemas_get_stats(s)->carried_events, 44 + 17);
+    CHECK_EQ_U(etl_schemas_get_stats(s)->stream_manifests, 3);
+    /* carried: the manifest's internal names */
+    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_event_name(sc), "GarbageCollection/Start");
+    CHECK_STR(etl_schema_str(sc, sc->origin), "schemas carried in the trace");
+    /* the manifest file on the path wins: TDH's display names */
+    char *man = g_build_filename(manifests, "dotnet_ClrEtwAll.man", NULL);
+    CHECK(etl_schemas_add_file(s, man, &err) == ETL_OK);
+    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_event_name(sc), "GC/Start");
+    CHECK_STR(etl_schema_str(sc, sc->origin), man);
+    /* a classic record never takes this path */
+    etl_record classic = rec;
+    classic.header_type = ETL_HT_FULL_HEADER64;
+    CHECK_EQ_U(etl_schemas_lookup(s, &classic, &sc, &err), ETL_ERR_ARG);
+    g_free(man);
+    g_free(bytes);
+    etl_schemas_free(s);
+    etl_schema_cache_free(c);
+    g_free(path);
+}
+
+static void test_eventsource(const char *captures)
+{
+    char *path = g_build_filename(captures, "tx_BondEtwSample_eventsource.etl", NULL);
+    const char *guid = "4f8f06bf-0000-0000-0000-000000000000";
+    /* the provider of the capture: whatever the first EVENT_HEADER record names */
+    etl_reader *r;
+    etl_error err;
+    CHECK(etl_reader_open_file(path, NULL, &r, &err) == ETL_OK);
+    etl_record rec;
+    char g[ETL_GUID_STR_SIZE] = "";
+    while (etl_reader_next(r, &rec, &err) == ETL_OK)
+        if (rec.header_type == ETL_HT_EVENT_HEADER64) {
+            etl_format_guid(&rec.provider, g);
+            break;
+        }
+    etl_reader_close(r);
+    (void)guid;
+    uint8_t *b1 = NULL, *b2 = NULL;
+    etl_record ev, chunk;
+    CHECK(find_record(path, g, 1, &ev, &b1));
+    CHECK(find_record(path, g, 0xFFFE, &chunk, &b2));
+    etl_schema_cache *c = etl_schema_cache_new(NULL);
+    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    const etl_schema *sc;
+    /* streaming: the event misses, the manifest arrives, the event is found (the miss is
+     * forgotten) */
+    CHECK_EQ_U(etl_schemas_lookup(s, &ev, &sc, &err), ETL_ERR_NOT_FOUND);
+    CHECK_EQ_U(etl_schemas_observe(s, &chunk, &err), ETL_OK);
+    CHECK_EQ_U(etl_schemas_get_stats(s)->stream_manifests, 1);
+    CHECK_EQ_U(etl_schemas_lookup(s, &ev, &sc, &err), ETL_OK);
+    CHECK(strncmp(etl_schema_str(sc, sc->origin), "EventSource manifest of", 23) == 0);
+    CHECK(sc->field_count > 0);
+    CHECK_EQ_U(etl_schemas_lookup(s, &chunk, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_event_name(sc), "ManifestData");
+    CHECK(sc->provider_name != 0);
+    /* a record that carries no schema */
+    CHECK_EQ_U(etl_schemas_observe(s, &ev, &err), ETL_ERR_NOT_FOUND);
+    g_free(b1);
+    g_free(b2);
+    etl_schemas_free(s);
+    etl_schema_cache_free(c);
+    g_free(path);
+}
+
+int main(int argc, char **argv)
+{
+    reports = g_string_new(NULL);
+    test_precedence();
+    test_path();
+    if (argc >= 3) {
+        test_net452(argv[1], argv[2]);
+        test_eventsource(argv[1]);
+    }
+    g_string_free(reports, TRUE);
+    CHECK_MAIN_END();
+}
