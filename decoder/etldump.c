@@ -1,6 +1,6 @@
 /* etldump - print every record of an .etl file as JSON Lines, or a summary of the file.
  *
- *   etldump [--order=time|file] [--window=N] [--no-payload] FILE
+ *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH] FILE
  *   etldump --summary FILE
  *   etldump --verify-positions FILE   (re-read every record by its position and compare)
  *
@@ -10,14 +10,40 @@
  *
  * A thin user of the decoder's public API: the Wireshark plugin reads through the same calls.
  *
+ * Schemas.  TraceLogging events describe themselves.  Manifest-based events (EVENT_HEADER records
+ * without TraceLogging metadata) find theirs in the schema registry (schemas.h), from, in this
+ * precedence: manifest files on the search path; EventSource manifests in the trace; schemas the
+ * trace carries (KernelTraceControl MetaData).  The search path is every --manifest-path PATH
+ * (in the order given), then $ETLSHARK_MANIFEST_PATH; each is a ':'-separated list of manifest
+ * files and folders (a folder's *.man and *.xml files are read in name order).  A manifest that
+ * does not parse is reported on stderr with its file and line, and the others still load.
+ * Before decoding, etldump reads the trace once to collect the schemas it carries (MetaData
+ * records, EventSource manifest chunks), so every event decodes whatever its position.
+ *
  * Decoded fields.  EVENT_HEADER records get, after "ext" (and "problem"):
- *   "provider_name"  the TraceLogging provider name from the record's PROV_TRAITS, or the one
+ *   "provider_name"  TraceLogging: the provider name from the record's PROV_TRAITS, or the one
  *                    last seen in PROV_TRAITS for the same provider GUID (so a provider's events
- *                    without traits are named once any event of it has been read);
- *   "event_name"     TraceLogging events: the name in EVENT_SCHEMA_TL;
- *   "fields"         TraceLogging events: an object from field name to typed value, in schema
- *                    order; structs are objects, arrays are arrays; char arrays (INT8/UINT8/UINT16
- *                    with the STRING out-type) are one string, as Windows shows them;
+ *                    without traits are named once any event of it has been read); manifest
+ *                    events: the manifest's provider name;
+ *   "event_name"     TraceLogging events: the name in EVENT_SCHEMA_TL; manifest events: the name
+ *                    Windows tools show - the event's own name where its schema has one, else
+ *                    "Task/Opcode" from the display names TDH returns, the opcode left out when
+ *                    it is 0 or Info (mf_schema.h); EventSource manifest chunks: "ManifestData";
+ *   "task_name", "opcode_name", "level_name", "channel_name", "keywords_name"
+ *                    manifest events: the display names of the event's task, opcode, level,
+ *                    channel and keywords (keywords " | "-joined), when the manifest has them;
+ *   "message"        manifest events with a message string: the message with its %1-style
+ *                    inserts replaced by field values (message.h);
+ *   "schema_version" manifest events decoded with a lower version's definition because no
+ *                    source defines the record's version (schemas.h): that version;
+ *   "schema_missing" manifest events no source describes: {"provider", "id", "version",
+ *                    "hint"} - and stderr says once per key how to add a manifest;
+ *   "fields"         an object from field name to typed value, in schema order; structs are
+ *                    objects, arrays are arrays; char arrays (INT8/UINT8/UINT16 with the STRING
+ *                    out-type) are one string, as Windows shows them; values with a value map or
+ *                    bit map are the map's names as a string ("SmallObjectHeap", bit names
+ *                    " | "-joined with unnamed bits in hex), or the number when the value has
+ *                    no name in the map;
  *   "fields_placeholder"  when the payload could not be decoded to the end: {"field", "reason",
  *                    "offset", "data_hex"} - the fields before it are all in "fields";
  *   "fields_trailing_hex" payload bytes after the last field, when there are any;
@@ -55,7 +81,9 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
+#include "message.h"
 #include "schema_cache.h"
+#include "schemas.h"
 #include "tl_schema.h"
 #include "value_format.h"
 
@@ -185,6 +213,10 @@ static void write_value(json_out *j, const etl_item *it)
     const size_t tcap = sizeof value_out;
     size_t n;
     etl_value_decode(it, &v, value_text, sizeof value_text);
+    if (it->map && etl_value_map_text(it, &v, t, tcap, &n)) {
+        json_string_n(j, t, n); /* the value's names in its value map or bit map */
+        return;
+    }
     switch (v.kind) {
     case ETL_VALUE_INT:
         if (v.v.i >= -(int64_t)JSON_SAFE_INT && v.v.i <= (int64_t)JSON_SAFE_INT) {
@@ -382,8 +414,80 @@ static void write_tags(json_out *j, const etl_schema *s)
         json_end_array(j);
 }
 
-static void write_decoded(json_out *j, etl_schema_cache *cache, const etl_record *r)
+/* What decoding a record needs besides the record. */
+typedef struct decode_ctx {
+    etl_schema_cache *cache;
+    etl_schemas *schemas;        /* manifest events' schemas; NULL when not decoding them */
+    etl_message_scratch msg;     /* scratch for message inserts */
+    /* keys already reported on stderr as having no schema (bounded) */
+    struct missing_key {
+        etl_guid provider;
+        uint16_t id;
+        uint8_t version;
+    } missing[256];
+    unsigned missing_count;
+    bool missing_overflow;
+} decode_ctx;
+
+static char message_text[65536];
+
+/* "no schema" on stderr once per key (and once in all past the bound). */
+static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
 {
+    for (unsigned i = 0; i < d->missing_count; i++)
+        if (d->missing[i].id == r->event_id && d->missing[i].version == r->version &&
+            etl_guid_equal(&d->missing[i].provider, &r->provider))
+            return;
+    if (d->missing_count == sizeof d->missing / sizeof d->missing[0]) {
+        if (!d->missing_overflow)
+            fprintf(stderr, "etldump: more event kinds without a schema; not reported one by one\n");
+        d->missing_overflow = true;
+        return;
+    }
+    d->missing[d->missing_count].provider = r->provider;
+    d->missing[d->missing_count].id = r->event_id;
+    d->missing[d->missing_count].version = r->version;
+    d->missing_count++;
+    fprintf(stderr, "etldump: %s (--manifest-path or %s)\n", why, ETL_SCHEMAS_ENV);
+}
+
+static void key_str(json_out *j, const etl_schema *s, const char *key, uint32_t off)
+{
+    if (!off)
+        return;
+    json_key(j, key);
+    json_string(j, etl_schema_str(s, off));
+}
+
+/* A manifest event: names, message and fields from its schema. */
+static void write_manifest_event(json_out *j, decode_ctx *d, const etl_record *r, const etl_schema *s)
+{
+    json_key(j, "event_name");
+    json_string(j, etl_schema_event_name(s));
+    key_str(j, s, "task_name", s->task_name);
+    key_str(j, s, "opcode_name", s->opcode_name);
+    key_str(j, s, "level_name", s->level_name);
+    key_str(j, s, "channel_name", s->channel_name);
+    key_str(j, s, "keywords_name", s->keywords_name);
+    const uint8_t *payload = r->bytes + r->payload_offset;
+    if (s->message) {
+        size_t n = etl_message_render(s, payload, r->payload_size, r->pointer_size, &d->msg, message_text,
+                                      sizeof message_text);
+        json_key(j, "message");
+        json_string_n(j, message_text, n);
+    }
+    if (s->schema_version != r->version) {
+        json_key(j, "schema_version");
+        json_u64(j, s->schema_version);
+    }
+    etl_fields f;
+    etl_fields_start(&f, s, payload, r->payload_size, r->pointer_size);
+    write_fields(j, &f);
+}
+
+static void write_decoded(json_out *j, decode_ctx *d, const etl_record *r)
+{
+    etl_schema_cache *cache = d->cache;
     const char *pname = NULL;
     size_t plen = 0;
     const etl_ext_item *traits = r->ext_count ? etl_record_tl_traits(r) : NULL;
@@ -397,14 +501,50 @@ static void write_decoded(json_out *j, etl_schema_cache *cache, const etl_record
                 etl_schema_cache_set_provider_name(cache, &r->provider, t.name, t.name_len);
         }
     }
+    if (!(r->ext_count && etl_record_tl_schema(r))) {
+        /* not TraceLogging: a manifest event, when a source describes it */
+        const etl_schema *s = NULL;
+        etl_error err;
+        etl_status st = d->schemas && r->has_provider ? etl_schemas_lookup(d->schemas, r, &s, &err) : ETL_ERR_ARG;
+        if (!pname && s && s->provider_name)
+            pname = etl_schema_str(s, s->provider_name);
+        if (!pname && d->schemas && r->has_provider)
+            pname = etl_schemas_provider_name(d->schemas, &r->provider);
+        if (!pname && r->has_provider)
+            pname = etl_schema_cache_provider_name(cache, &r->provider);
+        if (pname) {
+            json_key(j, "provider_name");
+            json_string(j, pname);
+        }
+        if (st == ETL_OK) {
+            write_manifest_event(j, d, r, s);
+        } else if (st == ETL_ERR_NOT_FOUND) {
+            char g[ETL_GUID_STR_SIZE];
+            etl_format_guid(&r->provider, g);
+            json_key(j, "schema_missing");
+            json_begin_object(j);
+            json_key(j, "provider");
+            json_string(j, g);
+            json_key(j, "id");
+            json_u64(j, r->event_id);
+            json_key(j, "version");
+            json_u64(j, r->version);
+            json_key(j, "hint");
+            json_string(j, "add the provider's manifest with --manifest-path or ETLSHARK_MANIFEST_PATH");
+            json_end_object(j);
+            report_missing(d, r, err.message);
+        } else if (st != ETL_ERR_ARG) {
+            json_key(j, "fields_error");
+            json_string(j, err.message);
+        }
+        return;
+    }
     if (!pname && r->has_provider && (pname = etl_schema_cache_provider_name(cache, &r->provider)))
         plen = strlen(pname);
     if (pname) {
         json_key(j, "provider_name");
         json_string_n(j, pname, plen);
     }
-    if (!r->ext_count)
-        return;
     etl_fields f;
     const etl_schema *s;
     etl_error err;
@@ -422,7 +562,7 @@ static void write_decoded(json_out *j, etl_schema_cache *cache, const etl_record
     write_fields(j, &f);
 }
 
-static void write_record(json_out *j, const etl_record *r, bool payload, etl_schema_cache *cache)
+static void write_record(json_out *j, const etl_record *r, bool payload, decode_ctx *d)
 {
     char ts[ETL_TIME_STR_SIZE];
     json_begin_object(j);
@@ -543,7 +683,7 @@ static void write_record(json_out *j, const etl_record *r, bool payload, etl_sch
         json_string(j, r->problem_text);
     }
     if (r->header_type == ETL_HT_EVENT_HEADER32 || r->header_type == ETL_HT_EVENT_HEADER64)
-        write_decoded(j, cache, r);
+        write_decoded(j, d, r);
     if (payload) {
         json_key(j, "payload_hex");
         json_hex_bytes(j, r->bytes + r->payload_offset, r->payload_size);
@@ -666,11 +806,24 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
 static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
-          "               [--verify-positions] FILE\n"
+          "               [--manifest-path PATH]... [--verify-positions] FILE\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
           "with --summary one JSON object describing the file.\n"
-          "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n",
+          "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
+          "$" ETL_SCHEMAS_ENV ") is a ':'-separated list of manifest files and folders\n"
+          "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
+          "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
+          "Manifests that do not load are reported on stderr and do not change the status.\n",
           f);
+}
+
+/* The registry's messages (manifests that do not parse, disagreeing definitions, refused
+ * schema records) on stderr. */
+static void report_schemas(void *ctx, etl_schemas_severity sev, const char *message)
+{
+    (void)ctx;
+    fprintf(stderr, "etldump: %s%s\n", sev == ETL_SCHEMAS_ERROR ? "error: " : sev == ETL_SCHEMAS_WARNING ? "warning: " : "",
+            message);
 }
 
 static bool same_record(const etl_record *a, const etl_record *b)
@@ -683,18 +836,23 @@ static bool same_record(const etl_record *a, const etl_record *b)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY };
+    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH };
     static const struct option opts[] = {
         {"summary", no_argument, NULL, 's'},
         {"order", required_argument, NULL, OPT_ORDER},
         {"window", required_argument, NULL, OPT_WINDOW},
         {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
         {"verify-positions", no_argument, NULL, OPT_VERIFY},
+        {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool summary = false, payload = true, verify = false;
     etl_options eo = {0};
+    /* --manifest-path values, in the order given */
+    enum { MAX_MANIFEST_PATH_OPTIONS = 64 };
+    const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS];
+    size_t n_manifest_paths = 0;
     int c;
     while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
         switch (c) {
@@ -721,6 +879,14 @@ int main(int argc, char **argv)
         }
         case OPT_NO_PAYLOAD: payload = false; break;
         case OPT_VERIFY: verify = true; break;
+        case OPT_MANIFEST_PATH:
+            if (n_manifest_paths == MAX_MANIFEST_PATH_OPTIONS) {
+                fprintf(stderr, "etldump: more than %d --manifest-path options; join paths with ':'\n",
+                        MAX_MANIFEST_PATH_OPTIONS);
+                return 2;
+            }
+            manifest_paths[n_manifest_paths++] = optarg;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -750,6 +916,21 @@ int main(int argc, char **argv)
 #endif
     static json_out j; /* 256 KiB of buffer: not on the stack */
     j.f = stdout;
+
+    /* Manifest-based events: the registry's sources, then the schemas the trace carries (a
+     * pre-pass, so that schemas stored after their events still apply to them). */
+    static decode_ctx dctx; /* large (message scratch): not on the stack */
+    dctx.cache = cache;
+    if (!summary && !verify) {
+        dctx.schemas = etl_schemas_new(cache, report_schemas, NULL);
+        for (size_t i = 0; i < n_manifest_paths; i++)
+            etl_schemas_add_path(dctx.schemas, manifest_paths[i]);
+        if (etl_schemas_env_path())
+            etl_schemas_add_path(dctx.schemas, etl_schemas_env_path());
+        etl_error perr;
+        if (etl_schemas_prescan_file(dctx.schemas, path, &perr) != ETL_OK)
+            fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", path, perr.message);
+    }
 
     counts kinds = {0}, exts = {0}, provs = {0};
     etl_record rec, again;
@@ -814,7 +995,7 @@ int main(int argc, char **argv)
                 any_ts = true;
             }
         } else if (!verify) {
-            write_record(&j, &rec, payload, cache);
+            write_record(&j, &rec, payload, &dctx);
         }
     }
     int rc = 0;
@@ -883,6 +1064,7 @@ int main(int argc, char **argv)
     free(exts.v);
     free(provs.v);
     free(reasons);
+    etl_schemas_free(dctx.schemas);
     etl_schema_cache_free(cache);
     etl_reader_close(r);
     return rc;

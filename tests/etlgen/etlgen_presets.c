@@ -1193,6 +1193,140 @@ static void config_large(etlw_config *c, const etlgen_options *opt)
 
 /* ---- the table ------------------------------------------------------------------------------------ */
 
+/* ---- manifest layouts for the decoder's manifest tests (mf_fields64, mf_fields32, mf_late) ------ */
+
+/* The provider of tests/integration/test_manifest.py's generated manifest: events whose layout
+ * only that manifest explains - lengths and counts from other fields, an array of structs,
+ * value and bit maps, a pointer of the record's size. */
+#define MF_PROVIDER_GUID "7e57a11a-0000-4000-8000-00000000f00d"
+/* An EventSource whose manifest is sent after its first events (mf_late). */
+#define LATE_PROVIDER_NAME "Etlshark-Late"
+#define LATE_PROVIDER_GUID "1a7e1a7e-0000-4000-8000-00000000beef"
+
+static etlw_event_rec mf_event(struct gen *g, uint16_t id, uint8_t opcode, uint16_t task)
+{
+    etlw_event_rec r;
+    memset(&r, 0, sizeof r);
+    r.tid = TID_BASE + 300;
+    r.pid = PID + 3;
+    r.timestamp = tick(g, 500, 2000);
+    r.provider = guid(MF_PROVIDER_GUID);
+    r.id = id;
+    r.level = 4;
+    r.opcode = opcode;
+    r.task = task;
+    return r;
+}
+
+static int fill_mf_fields(etlw_writer *w, const etlgen_options *opt)
+{
+    (void)opt;
+    struct gen g;
+    gen_init(&g, w, 0x3F1E1D5ull);
+    uint8_t buf[256];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+
+    /* Lengths (id 1, Job/Start): NameLen, Name (5 UTF-16 units, no NUL), BlobSize, Blob,
+     * Count, Values (u64 x Count), Tail */
+    etlw_put_u16(&p, 5);
+    etlw_put_utf16(&p, "alpha");
+    etlw_put_u32(&p, 3);
+    etlw_put(&p, "\x0a\x0b\x0c", 3);
+    etlw_put_u32(&p, 2);
+    etlw_put_u64(&p, 1);
+    etlw_put_u64(&p, UINT64_MAX);
+    etlw_put_strz(&p, "end");
+    etlw_event_rec r = mf_event(&g, 1, 1, 1);
+    CHECK(etlw_write_event(w, 0, &r, NULL, p.data, p.len));
+
+    /* Shapes (id 2): PointCount, Points[PointCount] {X, Y, Label}, Kind (value map), Perms
+     * (bit map, with a bit it does not name), Other (value map, a value it does not name) */
+    etlw_bytes_reset(&p);
+    etlw_put_u16(&p, 2);
+    for (int i = 0; i < 2; i++) {
+        etlw_put_u32(&p, (uint32_t)(2 * i + 1));
+        etlw_put_u32(&p, (uint32_t)-(2 * i + 2));
+        etlw_put_utf16z(&p, i ? "p1" : "p0");
+    }
+    etlw_put_u8(&p, 1);
+    etlw_put_u32(&p, 0x1 | 0x4 | 0x8);
+    etlw_put_u32(&p, 9);
+    r = mf_event(&g, 2, 0, 2);
+    CHECK(etlw_write_event(w, 0, &r, NULL, p.data, p.len));
+
+    /* Pointers (id 3): a pointer as wide as the record's, then fields after it */
+    etlw_bytes_reset(&p);
+    etlw_put_ptr(&p, g.ps, g.ps == 4 ? 0xDEADBEEFull : 0x7FF6DEADBEEFull);
+    etlw_put_u32(&p, 4096);
+    etlw_put_u16(&p, 7);
+    r = mf_event(&g, 3, 0, 1);
+    return etlw_write_event(w, 0, &r, NULL, p.data, p.len);
+}
+
+static void config_mf_fields64(etlw_config *c, const etlgen_options *opt)
+{
+    (void)opt;
+    base_config(c, 8, 1, 4096, "etlshark-mf64", "C:\\etlshark\\mf64.etl");
+}
+
+static void config_mf_fields32(etlw_config *c, const etlgen_options *opt)
+{
+    (void)opt;
+    base_config(c, 4, 1, 4096, "etlshark-mf32", "C:\\etlshark\\mf32.etl");
+}
+
+static const char late_manifest[] =
+    "<instrumentationManifest xmlns=\"http://schemas.microsoft.com/win/2004/08/events\">\r\n"
+    " <instrumentation><events>\r\n"
+    "  <provider name=\"" LATE_PROVIDER_NAME "\" guid=\"{" LATE_PROVIDER_GUID "}\" symbol=\"Late\">\r\n"
+    "   <tasks><task name=\"Hello\" value=\"65533\"/></tasks>\r\n"
+    "   <templates><template tid=\"HelloArgs\">\r\n"
+    "    <data name=\"Greeting\" inType=\"win:UnicodeString\"/>\r\n"
+    "    <data name=\"Number\" inType=\"win:Int32\"/>\r\n"
+    "   </template></templates>\r\n"
+    "   <events><event value=\"1\" version=\"0\" level=\"win:Informational\" task=\"Hello\" "
+    "template=\"HelloArgs\"/></events>\r\n"
+    "  </provider>\r\n"
+    " </events></instrumentation>\r\n"
+    "</instrumentationManifest>\r\n";
+
+static int fill_mf_late(etlw_writer *w, const etlgen_options *opt)
+{
+    (void)opt;
+    struct gen g;
+    gen_init(&g, w, 0x1A7Eull);
+    uint8_t buf[64];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    etlw_event_rec r;
+    memset(&r, 0, sizeof r);
+    r.tid = TID_BASE + 400;
+    r.pid = PID + 4;
+    r.provider = guid(LATE_PROVIDER_GUID);
+    r.level = 4;
+    /* two events first ... */
+    for (int32_t i = 1; i <= 2; i++) {
+        etlw_bytes_reset(&p);
+        etlw_put_utf16z(&p, "hi");
+        etlw_put_u32(&p, (uint32_t)i);
+        r.id = 1;
+        r.task = 65533;
+        r.timestamp = tick(&g, 1000, 1000);
+        CHECK(etlw_write_event(w, 0, &r, NULL, p.data, p.len));
+    }
+    /* ... then the manifest that describes them, in two chunks */
+    r.timestamp = tick(&g, 1000, 1000);
+    size_t len = sizeof late_manifest - 1;
+    return etlw_write_eventsource_manifest(w, 0, &r, late_manifest, len, (len + 1) / 2);
+}
+
+static void config_mf_late(etlw_config *c, const etlgen_options *opt)
+{
+    (void)opt;
+    base_config(c, 8, 1, 4096, "etlshark-mf-late", "C:\\etlshark\\mflate.etl");
+}
+
 const etlgen_preset etlgen_presets[] = {
     { "tl64", "TraceLogging events, 64-bit: all scalar types, arrays, nested structs, "
               "custom field, tags, provider traits, an activity with a stack",
@@ -1217,6 +1351,13 @@ const etlgen_preset etlgen_presets[] = {
     { "large", "benchmark input: --records N mixed TraceLogging/SYSTEM/PERFINFO records, "
                "4 CPUs, 64 KiB buffers",
       config_large, fill_large },
+    { "mf_fields64", "manifest events whose layout needs their manifest: lengths and counts from "
+                     "other fields, an array of structs, value and bit maps, a pointer (64-bit)",
+      config_mf_fields64, fill_mf_fields },
+    { "mf_fields32", "the mf_fields64 events in a 32-bit trace (4-byte pointer)",
+      config_mf_fields32, fill_mf_fields },
+    { "mf_late", "an EventSource's events, then its manifest (2 chunks) after them",
+      config_mf_late, fill_mf_late },
     { NULL, NULL, NULL, NULL },
 };
 
