@@ -492,3 +492,21 @@ etl_status etl_mf_compile_manifest_data(etl_schema_builder *b, const char *provi
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory");
     return ETL_OK;
 }
+
+etl_status etl_mf_compile_string_only(etl_schema_builder *b, uint8_t pointer_size, etl_error *err)
+{
+    etl_schema_builder_reset(b, ETL_SCHEMA_MANIFEST, pointer_size == 4 ? 4 : 8);
+    b->event_name = add_str(b, "EventWriteString");
+    b->message = add_str(b, "%1");
+    b->origin = add_str(b, "EVENT_HEADER_FLAG_STRING_ONLY (built in)");
+    etl_schema_step st = {0};
+    st.op = ETL_OP_VALUE;
+    st.size_rule = ETL_SIZE_UTF16Z;
+    st.in_type = ETL_IN_UNICODESTRING;
+    st.name = add_str(b, "String");
+    etl_schema_builder_add_step(b, &st);
+    b->field_count = 1;
+    if (b->failed_nomem)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory");
+    return ETL_OK;
+}

@@ -62,6 +62,11 @@ etl_status etl_mf_compile(etl_schema_builder *b, const etl_mf_provider *p, const
 etl_status etl_mf_compile_manifest_data(etl_schema_builder *b, const char *provider_name, uint8_t pointer_size,
                                         etl_error *err);
 
+/* The schema of an EVENT_HEADER record flagged STRING_ONLY (EventWriteString): its payload is one
+ * UTF-16 string and no manifest describes it.  Event name "EventWriteString" (TraceEvent's), one
+ * field "String", and the string itself as the message. */
+etl_status etl_mf_compile_string_only(etl_schema_builder *b, uint8_t pointer_size, etl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,7 @@ struct etl_schemas {
     bool carried_dirty;
     etl_es_collector *es;
     GHashTable *warned;          /* "fileA\nfileB\nguid" pairs already reported */
+    const etl_schema *string_only[2]; /* STRING_ONLY events' built-in schema, 32-/64-bit */
     uint32_t record_reports;
     etl_schemas_stats stats;
 };
@@ -610,6 +611,20 @@ etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_s
     for (unsigned i = 0; i < rec->ext_count; i++)
         if (rec->ext[i].type == ETL_EXT_EVENT_SCHEMA_TL)
             return etl_fail(err, ETL_ERR_ARG, 0, "a TraceLogging event describes itself");
+    if (rec->flags_stored & ETL_EHF_STRING_ONLY) {
+        /* one UTF-16 string, whatever the provider: not in the key index (its id, often 0,
+         * would collide with the provider's own event 0) */
+        const etl_schema **so = &s->string_only[rec->pointer_size == 4 ? 0 : 1];
+        if (!*so) {
+            etl_status st = etl_mf_compile_string_only(&s->builder, rec->pointer_size, err);
+            if (st == ETL_OK)
+                st = etl_schema_cache_add(s->cache, &s->builder, NULL, 0, so, err);
+            if (st != ETL_OK)
+                return st;
+        }
+        *out = *so;
+        return ETL_OK;
+    }
     if (etl_es_is_manifest_chunk(rec)) {
         uint8_t ptr = rec->pointer_size == 4 ? 4 : 8;
         if (s->carried_dirty)

@@ -117,7 +117,8 @@ etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error 
 /* ---- lookup ------------------------------------------------------------------------------- */
 
 /* The schema for an EVENT_HEADER record without TraceLogging metadata, compiled and cached on
- * first use (EventSource manifest chunk events get the built-in ManifestData schema).
+ * first use (EventSource manifest chunk events get the built-in ManifestData schema, records
+ * flagged STRING_ONLY the built-in EventWriteString one).
  *   ETL_OK              *out set (its program may end in UNSUPPORTED: see etl_schema_reason);
  *   ETL_ERR_NOT_FOUND   no source defines the key: *err names provider, id and version and
  *                       says how to add a manifest;

@@ -550,6 +550,11 @@ def test_generated():
         check(names == {"ManifestData": 2, "Start": 3, "Stop": 3, "Bytes": 1}, f"eventsource: names {dict(names)}")
         msgs = [r.get("message") for r in ev if r.get("event_name") in ("Start", "Bytes")]
         check(msgs[:1] == ["Start task-1 with 100"] and msgs[-1] == "6 bytes", f"eventsource: messages {msgs}")
+        # a STRING_ONLY event (etlgen's manifest64 preset): its string, with no manifest at all
+        path = generate(tmp, "manifest64")
+        so = [r for r in records(path) if r.get("event_name") == "EventWriteString"]
+        check(len(so) == 1 and so[0]["fields"] == {"String": "a plain string event"}
+              and so[0].get("message") == "a plain string event", f"manifest64: STRING_ONLY event {so}")
         # a malformed manifest beside the good one: an error naming file and line, the good
         # one still loads and decodes
         bad = os.path.join(mdir, "broken.xml")
