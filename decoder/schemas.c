@@ -408,10 +408,16 @@ static void rebuild_carried(etl_schemas *s)
             report(s, ETL_SCHEMAS_WARNING, "schemas carried in the trace: %s", err.message);
         return;
     }
-    /* the old model goes: its providers' keys are resolved again from the new one */
+    /* the old model goes: its providers' keys are resolved again (from the new one, which
+     * add_source forgets too); keys of other providers keep their compiled schemas */
+    GPtrArray *old = s->sources[ETL_SCHEMAS_CARRIED];
+    for (guint i = 0; i < old->len; i++) {
+        const source *src = g_ptr_array_index(old, i);
+        for (uint32_t k = 0; k < etl_manifest_provider_count(src->m); k++)
+            etl_schema_cache_mf_forget(s->cache, &etl_manifest_provider(src->m, k)->guid);
+    }
     g_hash_table_remove_all(s->index[ETL_SCHEMAS_CARRIED]);
-    g_ptr_array_set_size(s->sources[ETL_SCHEMAS_CARRIED], 0);
-    etl_schema_cache_mf_forget(s->cache, NULL);
+    g_ptr_array_set_size(old, 0);
     add_source(s, m, ETL_SCHEMAS_CARRIED, "schemas carried in the trace");
 }
 

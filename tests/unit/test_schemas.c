@@ -208,6 +208,29 @@ static void test_net452(const char *captures, const char *manifests)
     classic.header_type = ETL_HT_FULL_HEADER64;
     CHECK_EQ_U(etl_schemas_lookup(s, &classic, &sc, &err), ETL_ERR_ARG);
     g_free(man);
+    etl_schemas_free(s);
+    etl_schema_cache_free(c);
+
+    /* streaming, as a reader that does not pre-scan: records are observed in file order; the GC
+     * event misses while no schema record has come by, and once they have, it is found although
+     * it missed before (the new sources emptied the negative cache) */
+    c = etl_schema_cache_new(NULL);
+    s = etl_schemas_new(c, on_report, NULL);
+    etl_reader *r;
+    CHECK(etl_reader_open_file(path, NULL, &r, &err) == ETL_OK);
+    etl_record x;
+    unsigned missed_before = 0, observed = 0;
+    while (etl_reader_next(r, &x, &err) == ETL_OK) {
+        if (etl_schemas_observe(s, &x, NULL) == ETL_OK)
+            observed++;
+        else if (observed == 0 && etl_schemas_lookup(s, &rec, &sc, &err) == ETL_ERR_NOT_FOUND)
+            missed_before++;
+    }
+    etl_reader_close(r);
+    CHECK(missed_before > 0);
+    CHECK(observed >= 44 + 17);
+    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_OK);
+    CHECK_STR(etl_schema_event_name(sc), "GarbageCollection/Start");
     g_free(bytes);
     etl_schemas_free(s);
     etl_schema_cache_free(c);
