@@ -132,8 +132,6 @@ static bool compile_map(mf_ctx *c, const etl_mf_map *m, uint32_t *off, uint32_t 
     if (c->map_count >= MF_MAX_MAPS_PER_EVENT || m->entry_count > ETL_SCHEMA_MAX_MAP_ENTRIES)
         return false;
     size_t bytes = ETL_MAP_HEADER_SIZE + (size_t)m->entry_count * ETL_MAP_ENTRY_SIZE;
-    if (bytes > ETL_SCHEMA_MAX_METADATA)
-        return false; /* the builder keeps byte blobs below this */
     uint8_t *blob = calloc(1, bytes);
     if (!blob) {
         fail(c, ETL_ERR_NOMEM, "out of memory");

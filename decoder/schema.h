@@ -224,9 +224,10 @@ enum {
 /* Reference slots per program: distinct fields whose value sizes or counts another field.  Real
  * manifests use one or two per template; past this the referencing field is UNSUPPORTED. */
 #define ETL_SCHEMA_MAX_REFS 16u
-/* Entries of one compiled map (the value-map element count of a manifest is not bounded, but
- * real maps hold at most a few hundred names). */
-#define ETL_SCHEMA_MAX_MAP_ENTRIES 65535u
+/* Entries of one compiled map: what fits the builder's bound on one byte blob
+ * (ETL_SCHEMA_MAX_METADATA).  Manifests do not bound a map, but real maps hold at most a few
+ * hundred names; a larger one is not attached and its values show as numbers. */
+#define ETL_SCHEMA_MAX_MAP_ENTRIES ((ETL_SCHEMA_MAX_METADATA - ETL_MAP_HEADER_SIZE) / ETL_MAP_ENTRY_SIZE)
 /* Compiled map layout (see the top comment). */
 #define ETL_MAP_HEADER_SIZE 8u
 #define ETL_MAP_ENTRY_SIZE 16u
