@@ -43,6 +43,14 @@
 #error "etlshark needs Wireshark 4.0 or later"
 #endif
 
+/* ---- the capture's interface description (epan.h) ------------------------------------- */
+/* Wireshark 4.2 added the pcapng section number; etlshark captures have one section. */
+#if ETLS_WS_VER >= 402
+#define etls_interface_description(pinfo) epan_get_interface_description((pinfo)->epan, 0, 0)
+#else
+#define etls_interface_description(pinfo) epan_get_interface_description((pinfo)->epan, 0)
+#endif
+
 /* ---- booleans of callback signatures ---------------------------------------------------- */
 #if ETLS_WS_VER >= 402
 typedef bool etls_bool;

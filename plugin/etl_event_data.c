@@ -12,15 +12,22 @@
 
 #include <string.h>
 
+#include <epan/epan.h>
 #include <epan/expert.h>
 #include <epan/packet.h>
+#include <epan/prefs.h>
 #include <epan/proto_data.h>
 
 #include "etl.h"
 #include "fields.h"
+#include "manifest.h"
+#include "message.h"
 #include "schema_cache.h"
+#include "schemas.h"
 #include "tl_schema.h"
 #include "value_format.h"
+
+#include "etl_frame.h"
 
 #include "etl_event_data.h"
 #include "etl_fields.h"
@@ -33,6 +40,10 @@ static int etls_proto = -1;
 
 static int hf_etl_provider_name = -1;
 static int hf_etl_event_name = -1;
+static int hf_etl_task_name = -1;
+static int hf_etl_opcode_name = -1;
+static int hf_etl_level_name = -1;
+static int hf_etl_message = -1;
 static int hf_etl_data = -1;
 static int hf_etl_field_name = -1;
 static int hf_etl_field_value = -1;
@@ -48,9 +59,34 @@ static expert_field ei_etl_schema_error = EI_INIT;
 static expert_field ei_etl_field_unsupported = EI_INIT;
 static expert_field ei_etl_field_trailing = EI_INIT;
 static expert_field ei_etl_field_untyped = EI_INIT;
+static expert_field ei_etl_schema_missing = EI_INIT;
+static expert_field ei_etl_mf_schema_error = EI_INIT;
 
 /* The decoder's schema cache for the open capture file (a hit allocates nothing). */
 static etl_schema_cache *etls_cache;
+
+/* The schema registry of manifest events for the open capture file (schemas.h), filling
+ * etls_cache: the manifest files of the search path (preference etl.manifest_path, then
+ * $ETLSHARK_MANIFEST_PATH), then the EventSource manifests and carried schemas of the file,
+ * collected by a prescan of the file before its first frame is dissected. */
+static etl_schemas *etls_schemas;
+/* The preference etl.manifest_path (':'-separated manifest files and folders). */
+static const char *etls_pref_manifest_path = "";
+/* The schemas the file carries have been collected (or cannot be: see etls_observe). */
+static bool etls_prescan_done;
+/* No file to prescan (a pipe, a compressed file, a frame from elsewhere): the first pass
+ * feeds schema-carrying records to the registry as they come instead, so events before their
+ * schema decode on redissection only. */
+static bool etls_observe;
+/* Registry messages already reported (each manifest problem once per process, not per file). */
+static GHashTable *etls_reported;
+#define ETLS_REPORTED_MAX 1000u
+/* The search path whose manifests' fields were registered (etls_register_manifest_fields). */
+static char *etls_registered_path;
+
+/* Scratch of the message renderer, and the rendered message. */
+static etl_message_scratch etls_msg_scratch;
+static char etls_message[65536];
 
 /* What this file learned about each step of a cached schema: the field's path and, once a
  * value was seen, its typed field.  Indexed by the schema's arena index, so it lives and dies
@@ -281,21 +317,27 @@ etls_free_schema_steps(gpointer p)
 }
 
 static etls_schema_steps *
-etls_steps_of(const etl_schema *s)
+etls_steps_in(GPtrArray *by_index, const etl_schema *s)
 {
     etls_schema_steps *ss;
 
-    if (etls_schema_steps_by_index == NULL || s->index == UINT32_MAX)
+    if (by_index == NULL || s->index == UINT32_MAX)
         return NULL;
-    if (s->index >= etls_schema_steps_by_index->len)
-        g_ptr_array_set_size(etls_schema_steps_by_index, (gint)s->index + 1);
-    ss = (etls_schema_steps *)g_ptr_array_index(etls_schema_steps_by_index, s->index);
+    if (s->index >= by_index->len)
+        g_ptr_array_set_size(by_index, (gint)s->index + 1);
+    ss = (etls_schema_steps *)g_ptr_array_index(by_index, s->index);
     if (ss == NULL) {
         ss = (etls_schema_steps *)g_malloc0(sizeof *ss + s->step_count * sizeof ss->step[0]);
         ss->count = s->step_count;
-        g_ptr_array_index(etls_schema_steps_by_index, s->index) = ss;
+        g_ptr_array_index(by_index, s->index) = ss;
     }
     return ss;
+}
+
+static etls_schema_steps *
+etls_steps_of(const etl_schema *s)
+{
+    return etls_steps_in(etls_schema_steps_by_index, s);
 }
 
 /* The step of an item, its path made on first sight.  A schema's structure is fixed, so the
@@ -437,7 +479,10 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     proto_item *ti = NULL;
 
     etl_value_decode(it, &v, etls_scratch, sizeof etls_scratch);
-    text_len = etl_value_text(&v, etls_text, sizeof etls_text);
+    /* A mapped value (manifests' valueMap/bitMap) shows its names; the typed value stays the
+     * number. */
+    if (it->map == NULL || !etl_value_map_text(it, &v, etls_text, sizeof etls_text, &text_len))
+        text_len = etl_value_text(&v, etls_text, sizeof etls_text);
     t = etls_ftype_of(&v);
     hf = etls_step_hf(st, t);
     if (hf >= 0)
@@ -588,7 +633,7 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
  * the GUI), so the first pass records the remembered name with the frame. */
 static void
 etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
-                   etls_event_summary *sum)
+                   const char *mf_name, etls_event_summary *sum)
 {
     const etl_ext_item *traits = rec->ext_count > 0 ? etl_record_tl_traits(rec) : NULL;
     const char *name = NULL;
@@ -607,6 +652,14 @@ etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
                 etl_schema_cache_set_provider_name(etls_cache, &rec->provider, tr.name,
                                                    tr.name_len);
         }
+    }
+    if (name == NULL && mf_name != NULL) {
+        /* Manifest events: the name their schema's source gives the provider. */
+        name = etls_utf8(pinfo->pool, mf_name, strlen(mf_name));
+        ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
+        proto_item_set_generated(ti);
+        sum->provider_name = name;
+        return;
     }
     if (name == NULL && rec->has_provider) {
         if (!PINFO_FD_VISITED(pinfo)) {
@@ -652,7 +705,361 @@ etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_r
     proto_tree_add_string(tree, hf_etl_event_name, tvb, off, len, sum->event_name);
 }
 
+/* ---- manifest events ---------------------------------------------------------------------- */
+
+/* The registry's messages (a manifest that does not parse: "file:line: reason"; two files
+ * disagreeing about an event; a refused schema record), once each per process: the manifests
+ * are read again for every capture file. */
+static void
+etls_schemas_report(void *ctx _U_, etl_schemas_severity severity, const char *message)
+{
+    if (severity == ETL_SCHEMAS_INFO)
+        return;
+    if (etls_reported == NULL)
+        etls_reported = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    if (g_hash_table_contains(etls_reported, message))
+        return;
+    if (g_hash_table_size(etls_reported) < ETLS_REPORTED_MAX)
+        g_hash_table_add(etls_reported, g_strdup(message));
+    ws_warning("etlshark: %s%s", severity == ETL_SCHEMAS_ERROR ? "manifest error: " : "",
+               message);
+}
+
+/* The search path in precedence order: the preference, then the environment. */
+static void
+etls_add_manifest_paths(etl_schemas *s)
+{
+    const char *env = etl_schemas_env_path();
+
+    if (etls_pref_manifest_path != NULL && etls_pref_manifest_path[0] != '\0')
+        etl_schemas_add_path(s, etls_pref_manifest_path);
+    if (env != NULL && env[0] != '\0')
+        etl_schemas_add_path(s, env);
+}
+
+/* g_ptr_array_sort's comparison of two names (it passes pointers to the elements): byte-wise,
+ * as the registry orders a folder's files. */
+static gint
+etls_cmp_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The manifest files of one search path, in the registry's order (entries as given; a
+ * folder's *.man and *.xml files in byte-wise name order). */
+static void
+etls_manifest_files(const char *path_list, GPtrArray *out)
+{
+    char **entries;
+
+    if (path_list == NULL || path_list[0] == '\0')
+        return;
+    entries = g_strsplit(path_list, G_SEARCHPATH_SEPARATOR_S, (gint)ETL_SCHEMAS_MAX_PATH_ENTRIES);
+    for (char **e = entries; *e != NULL; e++) {
+        GDir *dir;
+        GPtrArray *names;
+        const char *name;
+
+        if ((*e)[0] == '\0')
+            continue;
+        if (!g_file_test(*e, G_FILE_TEST_IS_DIR)) {
+            g_ptr_array_add(out, g_strdup(*e));
+            continue;
+        }
+        dir = g_dir_open(*e, 0, NULL);
+        if (dir == NULL)
+            continue;
+        names = g_ptr_array_new_with_free_func(g_free);
+        while ((name = g_dir_read_name(dir)) != NULL && names->len < ETL_SCHEMAS_MAX_FOLDER_FILES)
+            if (g_str_has_suffix(name, ".man") || g_str_has_suffix(name, ".xml"))
+                g_ptr_array_add(names, g_strdup(name));
+        g_dir_close(dir);
+        g_ptr_array_sort(names, etls_cmp_names);
+        for (guint k = 0; k < names->len; k++)
+            g_ptr_array_add(out, g_build_filename(*e, (const char *)g_ptr_array_index(names, k),
+                                                  NULL));
+        g_ptr_array_free(names, TRUE);
+    }
+    g_strfreev(entries);
+}
+
+/* Register the typed field of every value of one schema, as the walk of a real event would:
+ * the schema's items are enumerated over a zeroed payload, so every field before the first
+ * array counted by another property (its count reads 0) gets its etl.data.<path>. */
+static void
+etls_register_schema_fields(GPtrArray *by_index, const etl_schema *s)
+{
+    static const uint8_t zeros[4096];
+    etls_step *stack[ETL_SCHEMA_MAX_DEPTH + 1];
+    unsigned depth = 0, unpushed = 0;
+    bool in_char_array = false;
+    etls_schema_steps *ss = etls_steps_in(by_index, s);
+    etl_fields f;
+    etl_item it;
+
+    etl_fields_start(&f, s, zeros, sizeof zeros, 8);
+    stack[0] = NULL;
+    for (;;) {
+        etl_item_kind k = etl_fields_next(&f, &it);
+
+        if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
+            break;
+        switch (k) {
+        case ETL_ITEM_VALUE: {
+            etl_value v;
+
+            etl_value_decode(&it, &v, etls_scratch, sizeof etls_scratch);
+            etls_step_hf(etls_step_for(ss, &it, stack[depth]), etls_ftype_of(&v));
+            break;
+        }
+        case ETL_ITEM_STRUCT_BEGIN:
+        case ETL_ITEM_ARRAY_BEGIN: {
+            etls_step *st = etls_step_for(ss, &it, stack[depth]);
+
+            if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
+                etls_step_hf(st, ETLS_FT_STRING);
+                etl_fields_skip(&f);
+                in_char_array = true;
+                break;
+            }
+            if (depth >= ETL_SCHEMA_MAX_DEPTH) {
+                unpushed++;
+                break;
+            }
+            stack[++depth] = st;
+            break;
+        }
+        case ETL_ITEM_STRUCT_END:
+        case ETL_ITEM_ARRAY_END:
+            if (k == ETL_ITEM_ARRAY_END && in_char_array)
+                in_char_array = false;
+            else if (unpushed > 0)
+                unpushed--;
+            else if (depth > 0)
+                depth--;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* At start-up (protocol registration, and when the preference is applied - before tshark
+ * compiles -Y/-R and checks -e): register the typed fields of every event template of the
+ * manifests on the search path, so a filter on a manifest field works in the first run.  The
+ * schema of each (provider, id, version) is the one the registry picks (its precedence rule),
+ * so the field types are those dissection will use; 64-bit records are assumed (a pointer
+ * field of a 32-bit record gets its own name on first sight, by etl_fields.h's rule). */
+static void
+etls_register_manifest_fields(void)
+{
+    const char *env = etl_schemas_env_path();
+    char *key = g_strdup_printf("%s\n%s", etls_pref_manifest_path != NULL ? etls_pref_manifest_path : "",
+                                env != NULL ? env : "");
+    etl_schema_cache *cache;
+    etl_schemas *reg;
+    GPtrArray *files, *by_index;
+
+    if (g_strcmp0(key, etls_registered_path) == 0 || strcmp(key, "\n") == 0) {
+        g_free(key);
+        return;
+    }
+    g_free(etls_registered_path);
+    etls_registered_path = key;
+
+    cache = etl_schema_cache_new(NULL);
+    reg = cache != NULL ? etl_schemas_new(cache, etls_schemas_report, NULL) : NULL;
+    if (reg == NULL) {
+        etl_schema_cache_free(cache);
+        return;
+    }
+    etls_add_manifest_paths(reg);
+    files = g_ptr_array_new_with_free_func(g_free);
+    etls_manifest_files(etls_pref_manifest_path, files);
+    etls_manifest_files(env, files);
+    by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
+    for (guint i = 0; i < files->len; i++) {
+        etl_manifest *m = NULL;
+        etl_error err;
+
+        memset(&err, 0, sizeof err);
+        /* A file that does not load was reported by the registry already. */
+        if (etl_manifest_load_file((const char *)g_ptr_array_index(files, i), &m, &err) != ETL_OK ||
+            m == NULL)
+            continue;
+        for (uint32_t pi = 0; pi < etl_manifest_provider_count(m); pi++) {
+            const etl_mf_provider *p = etl_manifest_provider(m, pi);
+
+            for (uint32_t ei = 0; ei < p->event_count; ei++) {
+                const etl_schema *s = NULL;
+
+                memset(&err, 0, sizeof err);
+                if (etl_schemas_lookup_key(reg, &p->guid, p->events[ei].id, p->events[ei].version, 8,
+                                           &s, &err) == ETL_OK && s != NULL)
+                    etls_register_schema_fields(by_index, s);
+            }
+        }
+        etl_manifest_free(m);
+    }
+    g_ptr_array_free(by_index, TRUE);
+    g_ptr_array_free(files, TRUE);
+    etl_schemas_free(reg);
+    etl_schema_cache_free(cache);
+    etls_fields_save(true);
+}
+
+static void
+etls_prefs_apply(void)
+{
+    etls_register_manifest_fields();
+}
+
+/* Collect the schemas the capture file carries, once per file, before the first lookup.  The
+ * dissector is not told which file it dissects: the file reader (etl_wiretap.c) names the
+ * trace in the description of the capture's one interface (ETLS_IDB_TRACE_PREFIX), which
+ * epan gives every dissector; the registry then prescans that file with its own reader. */
+static void
+etls_prescan(packet_info *pinfo)
+{
+    const char *desc = etls_interface_description(pinfo);
+    size_t plen = strlen(ETLS_IDB_TRACE_PREFIX);
+
+    etls_prescan_done = true;
+    if (desc != NULL && strncmp(desc, ETLS_IDB_TRACE_PREFIX, plen) == 0 && desc[plen] != '\0') {
+        etl_error err;
+
+        memset(&err, 0, sizeof err);
+        if (etl_schemas_prescan_file(etls_schemas, desc + plen, &err) == ETL_OK)
+            return;
+        ws_warning("etlshark: %s: collecting the schemas the trace carries: %s; schemas are "
+                   "taken from the frames as they are dissected instead", desc + plen, err.message);
+    }
+    etls_observe = true;
+}
+
+void
+etls_event_data_record(packet_info *pinfo, const etl_record *rec)
+{
+    if (etls_schemas == NULL)
+        return;
+    if (!etls_prescan_done)
+        etls_prescan(pinfo);
+    if (etls_observe && !PINFO_FD_VISITED(pinfo)) {
+        etl_error err;
+
+        memset(&err, 0, sizeof err);
+        etl_schemas_observe(etls_schemas, rec, &err);
+    }
+}
+
 /* ---- entry points ------------------------------------------------------------------------- */
+
+/* The "Event data" subtree over the payload, walked from `f`. */
+static void
+etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
+                    etl_fields *f, const etl_schema *schema, etls_event_summary *sum)
+{
+    etls_walk w;
+    proto_item *data_item;
+    proto_tree *data_tree;
+
+    data_item = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                    (int)rec->payload_size, ENC_NA);
+    data_tree = proto_item_add_subtree(data_item, ett_etl_data);
+    w.tvb = tvb;
+    w.pinfo = pinfo;
+    w.payload_off = (int)rec->payload_offset;
+    w.sum = sum;
+    w.info_fields = 0;
+    w.untyped_noted = false;
+    etls_walk_fields(&w, f, etls_steps_of(schema), data_tree, data_item);
+
+    /* Fields met for the first time go to the store now (at most once a second), so even a
+     * run that is cut short (tshark ... | head) leaves them for the next one. */
+    etls_fields_save(false);
+}
+
+static void
+etls_add_name(tvbuff_t *tvb, proto_tree *tree, int hf, packet_info *pinfo, const etl_schema *s,
+              uint32_t off)
+{
+    const char *v;
+    proto_item *ti;
+
+    if (off == 0)
+        return;
+    v = etl_schema_str(s, off);
+    ti = proto_tree_add_string(tree, hf, tvb, 0, 0, etls_utf8(pinfo->pool, v, strlen(v)));
+    proto_item_set_generated(ti); /* from the manifest, not from the record */
+}
+
+/* An EVENT_HEADER record without TraceLogging metadata: its manifest schema, if any source
+ * has one (the same calls as etldump's write_manifest_event). */
+static void
+etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                            const etl_record *rec, etls_event_summary *sum)
+{
+    const etl_schema *s = NULL;
+    const char *mf_name = NULL;
+    const uint8_t *payload = rec->bytes + rec->payload_offset;
+    etl_error err;
+    etl_status st = ETL_ERR_ARG;
+    etl_fields f;
+    proto_item *ti;
+
+    memset(&err, 0, sizeof err);
+    if (etls_schemas != NULL && rec->has_provider)
+        st = etl_schemas_lookup(etls_schemas, rec, &s, &err);
+    if (st == ETL_OK && s->provider_name != 0)
+        mf_name = etl_schema_str(s, s->provider_name);
+    if (mf_name == NULL && etls_schemas != NULL && rec->has_provider)
+        mf_name = etl_schemas_provider_name(etls_schemas, &rec->provider);
+    etls_provider_name(tvb, pinfo, tree, rec, mf_name, sum);
+    if (st == ETL_ERR_ARG)
+        return;
+    if (st != ETL_OK) {
+        char guid[ETL_GUID_STR_SIZE];
+
+        etl_format_guid(&rec->provider, guid);
+        ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                 (int)rec->payload_size, ENC_NA);
+        if (st == ETL_ERR_NOT_FOUND)
+            expert_add_info_format(pinfo, ti, &ei_etl_schema_missing,
+                                   /* labels stop at 240 bytes: keep it short */
+                                   "No manifest for %s%s%s%s event id %u version %u (payload "
+                                   "shown raw): add it to preference etl.manifest_path or "
+                                   ETL_SCHEMAS_ENV,
+                                   sum->provider_name != NULL ? sum->provider_name : guid,
+                                   sum->provider_name != NULL ? " (" : "",
+                                   sum->provider_name != NULL ? guid : "",
+                                   sum->provider_name != NULL ? ")" : "", rec->event_id,
+                                   rec->version);
+        else
+            expert_add_info_format(pinfo, ti, &ei_etl_mf_schema_error,
+                                   "The event's manifest schema cannot be used (%s): %s",
+                                   etl_status_name(st), err.message);
+        return;
+    }
+
+    sum->event_name = etls_utf8(pinfo->pool, etl_schema_event_name(s),
+                                strlen(etl_schema_event_name(s)));
+    ti = proto_tree_add_string(tree, hf_etl_event_name, tvb, 0, 0, sum->event_name);
+    proto_item_set_generated(ti);
+    etls_add_name(tvb, tree, hf_etl_task_name, pinfo, s, s->task_name);
+    etls_add_name(tvb, tree, hf_etl_opcode_name, pinfo, s, s->opcode_name);
+    etls_add_name(tvb, tree, hf_etl_level_name, pinfo, s, s->level_name);
+    if (s->message != 0) {
+        size_t n = etl_message_render(s, payload, rec->payload_size, rec->pointer_size,
+                                      &etls_msg_scratch, etls_message, sizeof etls_message);
+
+        ti = proto_tree_add_string(tree, hf_etl_message, tvb, (int)rec->payload_offset,
+                                   (int)rec->payload_size,
+                                   etls_utf8(pinfo->pool, etls_message, n));
+        proto_item_set_generated(ti);
+    }
+    etl_fields_start(&f, s, payload, rec->payload_size, rec->pointer_size);
+    etls_add_event_data(tvb, pinfo, tree, rec, &f, s, sum);
+}
 
 void
 etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
@@ -663,16 +1070,17 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     etl_fields f;
     etl_error err;
     etl_status st;
-    etls_walk w;
-    proto_item *data_item;
-    proto_tree *data_tree;
 
     memset(sum, 0, sizeof *sum);
-    etls_provider_name(tvb, pinfo, tree, rec, sum);
 
     /* TraceLogging or not is decided by the schema item, never by the channel. */
     meta = rec->ext_count > 0 ? etl_record_tl_schema(rec) : NULL;
-    if (meta == NULL || etls_cache == NULL)
+    if (meta == NULL) {
+        etls_dissect_manifest_event(tvb, pinfo, tree, rec, sum);
+        return;
+    }
+    etls_provider_name(tvb, pinfo, tree, rec, NULL, sum);
+    if (etls_cache == NULL)
         return;
     memset(&err, 0, sizeof err);
     st = etl_fields_start_record(&f, etls_cache, rec, &schema, &err);
@@ -686,21 +1094,7 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         return;
     }
     etls_event_name(tvb, pinfo, tree, rec, meta, schema, sum);
-
-    data_item = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
-                                    (int)rec->payload_size, ENC_NA);
-    data_tree = proto_item_add_subtree(data_item, ett_etl_data);
-    w.tvb = tvb;
-    w.pinfo = pinfo;
-    w.payload_off = (int)rec->payload_offset;
-    w.sum = sum;
-    w.info_fields = 0;
-    w.untyped_noted = false;
-    etls_walk_fields(&w, &f, etls_steps_of(schema), data_tree, data_item);
-
-    /* Fields met for the first time go to the store now (at most once a second), so even a
-     * run that is cut short (tshark ... | head) leaves them for the next one. */
-    etls_fields_save(false);
+    etls_add_event_data(tvb, pinfo, tree, rec, &f, schema, sum);
 }
 
 static void
@@ -711,6 +1105,13 @@ etls_event_data_init(void)
         ws_warning("etlshark: out of memory for the schema cache; TraceLogging fields are "
                    "not decoded");
     etls_schema_steps_by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
+    /* Manifest files first (they take precedence), then, at the first frame, the file's own. */
+    etls_schemas = etls_cache != NULL ? etl_schemas_new(etls_cache, etls_schemas_report, NULL)
+                                      : NULL;
+    if (etls_schemas != NULL)
+        etls_add_manifest_paths(etls_schemas);
+    etls_prescan_done = false;
+    etls_observe = false;
 }
 
 static void
@@ -720,9 +1121,23 @@ etls_event_data_cleanup(void)
         g_ptr_array_free(etls_schema_steps_by_index, TRUE);
         etls_schema_steps_by_index = NULL;
     }
+    etl_schemas_free(etls_schemas);
+    etls_schemas = NULL;
     etl_schema_cache_free(etls_cache);
     etls_cache = NULL;
     etls_fields_save(true);
+}
+
+static void
+etls_event_data_shutdown(void)
+{
+    etls_fields_shutdown();
+    if (etls_reported != NULL) {
+        g_hash_table_destroy(etls_reported);
+        etls_reported = NULL;
+    }
+    g_free(etls_registered_path);
+    etls_registered_path = NULL;
 }
 
 void
@@ -730,9 +1145,17 @@ etls_event_data_register(int proto, expert_module_t *expert)
 {
     static hf_register_info hf[] = {
         { &hf_etl_provider_name, { "Provider name", "etl.provider_name", FT_STRING, BASE_NONE, NULL, 0x0,
-            "TraceLogging provider name (PROV_TRAITS; remembered for the provider's later events)", HFILL } },
+            "Provider name: TraceLogging PROV_TRAITS (remembered for the provider's later events), or the manifest's", HFILL } },
         { &hf_etl_event_name, { "Event name", "etl.event_name", FT_STRING, BASE_NONE, NULL, 0x0,
-            "TraceLogging event name (EVENT_SCHEMA_TL)", HFILL } },
+            "Event name: TraceLogging EVENT_SCHEMA_TL, or the manifest event's display name", HFILL } },
+        { &hf_etl_task_name, { "Task name", "etl.task_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Manifest events: the display name of the event's task", HFILL } },
+        { &hf_etl_opcode_name, { "Opcode name", "etl.opcode_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Manifest events: the display name of the event's opcode", HFILL } },
+        { &hf_etl_level_name, { "Level name", "etl.level_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Manifest events: the display name of the event's level", HFILL } },
+        { &hf_etl_message, { "Message", "etl.message", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Manifest events: the event's message string with its %1-style inserts filled in", HFILL } },
         { &hf_etl_data, { "Event data", "etl.data", FT_NONE, BASE_NONE, NULL, 0x0,
             "Decoded fields of the event; each is etl.data.<name>", HFILL } },
         { &hf_etl_field_name, { "Field name", "etl.field.name", FT_STRING, BASE_NONE, NULL, 0x0,
@@ -760,7 +1183,12 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Payload bytes after the last field of the schema", EXPFILL } },
         { &ei_etl_field_untyped, { "etl.expert.field_untyped", PI_PROTOCOL, PI_NOTE,
             "Too many distinct fields: values shown without a typed etl.data.<name> field", EXPFILL } },
+        { &ei_etl_schema_missing, { "etl.expert.schema_missing", PI_UNDECODED, PI_NOTE,
+            "No manifest describes the event; add one with etl.manifest_path or ETLSHARK_MANIFEST_PATH", EXPFILL } },
+        { &ei_etl_mf_schema_error, { "etl.expert.manifest_schema_error", PI_MALFORMED, PI_ERROR,
+            "The event's manifest schema cannot be used", EXPFILL } },
     };
+    module_t *prefs;
 
     etls_proto = proto;
     proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
@@ -768,7 +1196,19 @@ etls_event_data_register(int proto, expert_module_t *expert)
     expert_register_field_array(expert, ei, G_N_ELEMENTS(ei));
     register_init_routine(etls_event_data_init);
     register_cleanup_routine(etls_event_data_cleanup);
-    register_shutdown_routine(etls_fields_shutdown);
+    register_shutdown_routine(etls_event_data_shutdown);
+
+    prefs = prefs_register_protocol(proto, etls_prefs_apply);
+    prefs_register_string_preference(prefs, "manifest_path", "Manifest search path",
+        "Instrumentation manifests (.man/.xml) of manifest-based providers: a list of manifest "
+        "files and folders (a folder's *.man and *.xml files are read) separated by '"
+        G_SEARCHPATH_SEPARATOR_S "'.  Searched before $" ETL_SCHEMAS_ENV ", and before the "
+        "EventSource manifests and schemas a trace carries.  The typed etl.data.<name> fields "
+        "of every event they describe are registered at start-up.",
+        &etls_pref_manifest_path);
+
     /* After the static fields, so the store can never take one of their names. */
     etls_fields_register(proto);
+    /* The manifests of $ETLSHARK_MANIFEST_PATH now; the preference's when it is applied. */
+    etls_register_manifest_fields();
 }

@@ -35,13 +35,17 @@
 /* What the Info column needs from one record (pinfo->pool memory). */
 typedef struct etls_event_summary {
     const char *provider_name; /* NULL when not known */
-    const char *event_name;    /* NULL unless a TraceLogging event */
+    const char *event_name;    /* NULL unless a TraceLogging event or a manifest event with a schema */
     wmem_strbuf_t *fields;     /* "path=value, ..." of the first fields; NULL when none */
 } etls_event_summary;
 
 /* At protocol registration (after proto_register_protocol): fields, subtrees, expert info,
  * the dynamic field store, and the per-file init/cleanup of the schema cache. */
 void etls_event_data_register(int proto, expert_module_t *expert);
+
+/* For every framed record, before anything else is dissected from it: collects the schemas
+ * the capture file carries (once per file, at its first frame) for manifest events. */
+void etls_event_data_record(packet_info *pinfo, const etl_record *rec);
 
 /* Dissect what the schema says about an EVENT_HEADER record into `tree`; fills *sum. */
 void etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,

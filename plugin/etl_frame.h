@@ -118,6 +118,12 @@
 /* Bound of the notes block of one frame; a report's text is at most etl_error.message. */
 #define ETLS_MAX_NOTES_SIZE 4096u
 
+/* The capture's one interface (IDB) is described as this prefix followed by the path of the
+ * trace, when the reader opened it from a regular file: the dissector (a separate plugin,
+ * which Wireshark never tells the file name) reads it through
+ * epan_get_interface_description and prescans the file for the schemas it carries. */
+#define ETLS_IDB_TRACE_PREFIX "etlshark trace: "
+
 /* Little-endian stores and loads used by both sides (no alignment assumptions). */
 static inline void etls_put_le16(uint8_t *p, uint16_t v)
 {

@@ -562,6 +562,17 @@ etls_open(wtap *wth, int *err, char **err_info)
     wth->file_tsprec = WTAP_TSPREC_NSEC; /* ETW time has 100 ns resolution */
     wth->snapshot_length = 0;
     wtap_add_generated_idb(wth);
+    if (!wth->ispipe && f->memory == NULL && wth->pathname != NULL &&
+        wth->interface_data != NULL && wth->interface_data->len > 0) {
+        /* Name the trace for the dissector (etl_frame.h: ETLS_IDB_TRACE_PREFIX), which reads
+         * it again to collect the schemas it carries before the first frame decodes. */
+        wtap_block_t idb = g_array_index(wth->interface_data, wtap_block_t,
+                                         wth->interface_data->len - 1);
+        char *desc = g_strconcat(ETLS_IDB_TRACE_PREFIX, wth->pathname, NULL);
+
+        wtap_block_add_string_option(idb, OPT_IDB_DESCRIPTION, desc, strlen(desc));
+        g_free(desc);
+    }
 
     return WTAP_OPEN_MINE;
 }

@@ -61,8 +61,6 @@ static int hf_etl_level = -1;
 static int hf_etl_opcode = -1;
 static int hf_etl_task = -1;
 static int hf_etl_keyword = -1;
-static int hf_etl_task_name = -1;
-static int hf_etl_opcode_name = -1;
 static int hf_etl_pid = -1;
 static int hf_etl_tid = -1;
 static int hf_etl_cpu = -1;
@@ -857,6 +855,9 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
         return tvb_captured_length(tvb);
     }
 
+    /* Schemas the file carries (MetaData, EventSource manifests) for manifest events. */
+    etls_event_data_record(pinfo, &rec);
+
     proto_item_append_text(top, ", %s", etl_header_type_name(rec.header_type));
     dissect_etl_header(tvb, pinfo, etl_tree, &rec, &t);
     dissect_etl_ext_items(tvb, pinfo, etl_tree, &rec);
@@ -921,10 +922,6 @@ proto_register_etl(void)
         { &hf_etl_task, { "Task", "etl.task", FT_UINT16, BASE_DEC, NULL, 0x0,
             NULL, HFILL } },
         { &hf_etl_keyword, { "Keyword", "etl.keyword", FT_UINT64, BASE_HEX, NULL, 0x0,
-            NULL, HFILL } },
-        { &hf_etl_task_name, { "Task name", "etl.task_name", FT_STRING, BASE_NONE, NULL, 0x0,
-            NULL, HFILL } },
-        { &hf_etl_opcode_name, { "Opcode name", "etl.opcode_name", FT_STRING, BASE_NONE, NULL, 0x0,
             NULL, HFILL } },
         { &hf_etl_pid, { "Process id", "etl.pid", FT_UINT32, BASE_DEC, NULL, 0x0,
             NULL, HFILL } },

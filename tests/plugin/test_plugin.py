@@ -9,7 +9,8 @@ against the corpus's expected.json (counts found by an independent scanner).
                    --captures ../shared/captures  TEST [TEST ...]
 
 TEST is one of: open empty formats providers twopass inputs capinfos malformed damage gui
-tlkv tlstore tlgolden tlcorpus tlgenerated tlclash all.
+tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfmissing mftwopass all.
+The mf* tests (manifest events) also need --etldump (the oracle) and the manifests (--manifests).
 
 Wireshark ignores WIRESHARK_PLUGIN_DIR (and the personal plugin folder) when run by root, so
 as root the tools run as an unprivileged user (created with `useradd -m etlsharktest` when
@@ -23,6 +24,7 @@ Python 3 standard library only.
 """
 
 import argparse
+import collections
 import datetime
 import gzip
 import hashlib
@@ -137,14 +139,14 @@ class Env:
             kw.update(user=self.as_user.pw_uid, group=self.as_user.pw_gid, extra_groups=[])
         return kw
 
-    def run(self, cmd, timeout=600, check=True, stdin_path=None, home=None):
+    def run(self, cmd, timeout=600, check=True, stdin_path=None, home=None, extra_env=None):
         """Run a tool; return (rc, stdout, stderr) as text.  Each run gets a fresh HOME (so a
         fresh Wireshark profile) unless `home` names one to reuse."""
         home = home or self.fresh_home()
         stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
         try:
             p = subprocess.run(cmd, capture_output=True, timeout=timeout, stdin=stdin,
-                               **self.popen_kwargs(home))
+                               **self.popen_kwargs(home, extra_env))
         finally:
             if stdin_path:
                 stdin.close()
@@ -154,13 +156,14 @@ class Env:
             raise Failure(f"{' '.join(cmd)} exited {p.returncode}: {err.strip()[:2000]}")
         return p.returncode, out, err
 
-    def run_hash(self, cmd, timeout=900, home=None):
+    def run_hash(self, cmd, timeout=900, home=None, extra_env=None):
         """Run a tool and hash its standard output as it streams; return (sha256, bytes, stderr)."""
         home = home or self.fresh_home()
         h = hashlib.sha256()
         n = 0
         with tempfile.TemporaryFile() as errf:
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf, **self.popen_kwargs(home))
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf,
+                                 **self.popen_kwargs(home, extra_env))
             start = time.monotonic()
             while True:
                 chunk = p.stdout.read(1 << 20)
@@ -685,7 +688,7 @@ def test_malformed(env):
     check(len(rows) == 5, f"crafted.pcap: {len(rows)} frames, expected 5")
     good = rows[0]
     want = {
-        "_ws.col.Protocol": "ETW", "_ws.expert.message": "",
+        "_ws.col.Protocol": "ETW",
         "etl.provider": "0cd1c309-0878-4515-83db-749843b3f5c9", "etl.pid": "1234", "etl.tid": "4321",
         "etl.event_id": "42", "etl.level": "4", "etl.opcode": "7", "etl.task": "9",
         "etl.keyword": "0x8000000000000001", "etl.activity_id": "11111111-2222-3333-4444-555555555555",
@@ -697,6 +700,10 @@ def test_malformed(env):
     }
     for k, v in want.items():
         check(good.get(k) == v, f"crafted frame 1: {k} = {good.get(k)!r}, expected {v!r}")
+    # no manifest describes the crafted event: only the note saying how to add one
+    msg = good.get("_ws.expert.message", "")
+    check(msg.startswith("No manifest for 0cd1c309-0878-4515-83db-749843b3f5c9 event id 42 version 1")
+          and "|" not in msg, f"crafted frame 1: expert info {msg!r}, expected only the missing-schema note")
     bad_chain = rows[1]
     check("Record damage" in bad_chain["_ws.expert.message"] and
           "extended" in bad_chain["_ws.expert.message"],
@@ -1131,7 +1138,8 @@ def test_tlcorpus(env):
         for r in tl:
             names[r["etl.event_name"]] = names.get(r["etl.event_name"], 0) + 1
         check(names == exp["tl_event_names"], f"{name}: event names {names} != {exp['tl_event_names']}")
-        check(sum(1 for r in rows if r["etl.event_name"]) == len(tl), f"{name}: an event name outside TraceLogging frames")
+        # Frames outside TraceLogging are named too when they are manifest events with a schema
+        # (EventSource manifests, carried schemas): the mf* tests compare those with etldump.
         for guid, pname in exp["provider_names_in_trace"].items():
             mine = {r["etl.provider_name"] for r in rows if r["etl.provider"] == guid}
             check(mine == {pname}, f"{name}: provider {guid} named {mine}, expected {{{pname!r}}}")
@@ -1341,6 +1349,201 @@ def test_tlclash(env):
           "runs and orders; mistyped filters rejected cleanly; placeholders shown")
 
 
+
+# ---- manifest-based events --------------------------------------------------------------------
+
+MF_ENV = "ETLSHARK_MANIFEST_PATH"
+
+
+def _manifests(env):
+    """A copy of the shared manifests the test user can read (None when there are none)."""
+    src = env.args.manifests
+    if not src or not os.path.isdir(src):
+        return None
+    dst = os.path.join(env.root, "manifests")
+    if not os.path.isdir(dst):
+        shutil.copytree(src, dst)
+        os.chmod(dst, 0o755)
+        for name in os.listdir(dst):
+            os.chmod(os.path.join(dst, name), 0o644)
+    return dst
+
+
+def _etldump(env, name, manifest_path=None):
+    """etldump's records of a capture (JSON objects), with `manifest_path` as the only search
+    path (the environment's ETLSHARK_MANIFEST_PATH is not passed on)."""
+    cmd = [env.args.etldump]
+    if manifest_path:
+        cmd += ["--manifest-path", manifest_path]
+    cmd.append(env.capture(name))
+    e = {k: v for k, v in os.environ.items() if k != MF_ENV}
+    p = subprocess.run(cmd, capture_output=True, timeout=900, env=e)
+    if p.returncode not in (0, 1):
+        raise Failure(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.decode()[:500]}")
+    recs = []
+    for line in p.stdout.decode("utf-8", "replace").splitlines():
+        try:
+            recs.append(json.loads(line))
+        except ValueError:
+            pass
+    return recs
+
+
+def _mf_pre(env, names):
+    if not env.args.etldump or not os.path.exists(env.args.etldump):
+        print("SKIP: --etldump not given")
+        return False
+    for name in names:
+        if name not in env.expected and not os.path.exists(env.capture(name)):
+            print(f"SKIP: {name} is not in the corpus")
+            return False
+    return True
+
+
+def _name_counts_tshark(env, name, extra_env=None):
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-T", "fields",
+                         "-E", "occurrence=f", "-e", "etl.provider_name", "-e", "etl.event_name"],
+                        extra_env=extra_env)
+    counts = collections.Counter()
+    for line in out.splitlines():
+        prov, _, ev = line.partition("\t")
+        if ev:
+            counts[(prov, ev)] += 1
+    return counts
+
+
+def _name_counts_etldump(recs):
+    return collections.Counter((r.get("provider_name", ""), r["event_name"]) for r in recs
+                               if "event_name" in r)
+
+
+def test_mffilter(env):
+    """With ETLSHARK_MANIFEST_PATH on the manifests at start-up, in a fresh profile, one run of
+    -Y 'etl.data.ProcessID == N' selects exactly the records etldump gives ProcessID N."""
+    name = "tx_Process_kernelprocess_manifest.etl"
+    mf = _manifests(env)
+    if mf is None or not _mf_pre(env, [name]):
+        return SKIP
+    recs = _etldump(env, name, mf)
+    pids = collections.Counter()
+    for r in recs:
+        pid = r.get("fields", {}).get("ProcessID") if isinstance(r.get("fields"), dict) else None
+        if isinstance(pid, int):
+            pids[pid] += 1
+    check(len(pids) >= 2, f"{name}: etldump finds fewer than two ProcessID values: {dict(pids)}")
+    # the least frequent value: a filter that matched everything would not pass
+    pid = min(pids, key=lambda k: (pids[k], k))
+    want = sorted(r["position"] for r in recs
+                  if isinstance(r.get("fields"), dict) and r["fields"].get("ProcessID") == pid)
+    home = env.fresh_home()
+    check(not os.path.exists(store_path(home)), "fresh profile has a field store")
+    _, out, err = env.run([env.args.tshark, "-r", env.capture(name), "-Y", f"etl.data.ProcessID == {pid}",
+                           "-T", "fields", "-e", "etl.position", "-e", "etl.event_name",
+                           "-e", "etl.message"],
+                          home=home, extra_env={MF_ENV: mf})
+    got = sorted(int(line.split("\t")[0], 0) for line in out.splitlines() if line.strip())
+    check(got == want, f"{name}: -Y ProcessID == {pid}: {len(got)} frames, etldump says {len(want)}")
+    check(all(line.split("\t")[1] for line in out.splitlines() if line.strip()),
+          f"{name}: selected frames without etl.event_name")
+    print(f"  ok ProcessID == {pid}: {len(got)} frames in one run, as etldump")
+    # the same with the preference instead of the environment (-o applies it before -Y)
+    _, out, _ = env.run([env.args.tshark, "-o", f"etl.manifest_path:{mf}", "-r", env.capture(name),
+                         "-Y", f"etl.data.ProcessID == {pid}", "-T", "fields", "-e", "etl.position"])
+    got = sorted(int(line.split("\t")[0], 0) for line in out.splitlines() if line.strip())
+    check(got == want, f"{name}: -o etl.manifest_path, -Y ProcessID == {pid}: {len(got)} frames, "
+          f"etldump says {len(want)}")
+    print(f"  ok the same with -o etl.manifest_path")
+    # every manifest event named as etldump names it, message included
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-T", "fields", "-E", "occurrence=f",
+                         "-e", "etl.position", "-e", "etl.event_name", "-e", "etl.message"],
+                        extra_env={MF_ENV: mf})
+    ws = {int(line.split("\t")[0], 0): line.split("\t")[1:] for line in out.splitlines() if line.strip()}
+    n = 0
+    for r in recs:
+        if "event_name" not in r:
+            continue
+        n += 1
+        ev, msg = ws.get(r["position"], ["", ""])
+        check(ev == r["event_name"], f"{name}: record {r['position']:#x}: event {ev!r}, etldump {r['event_name']!r}")
+        if "message" in r and "\n" not in r["message"] and "\t" not in r["message"]:
+            check(msg == r["message"], f"{name}: record {r['position']:#x}: message {msg!r}, etldump {r['message']!r}")
+    check(n > 0, f"{name}: etldump names no event")
+    print(f"  ok {n} events named (and messages) as etldump")
+
+
+def test_mfcounts(env):
+    """etl.event_name counts equal etldump's: perfview_gcevents_clr.etl with the manifests on
+    ETLSHARK_MANIFEST_PATH; perfview_net452_x64_merged_compressed.etl with no manifest path
+    (DNS-Client, Kernel-File, TplEventSource from the schemas the trace carries and its
+    EventSource manifests); tx_BondEtwSample_eventsource.etl (its 12 events from the in-stream
+    manifest)."""
+    gc, net, bond = ("perfview_gcevents_clr.etl", "perfview_net452_x64_merged_compressed.etl",
+                     "tx_BondEtwSample_eventsource.etl")
+    mf = _manifests(env)
+    if mf is None or not _mf_pre(env, [gc, net, bond]):
+        return SKIP
+
+    want = _name_counts_etldump(_etldump(env, gc, mf))
+    got = _name_counts_tshark(env, gc, {MF_ENV: mf})
+    check(sum(want.values()) > 0, f"{gc}: etldump names no event")
+    check(got == want, f"{gc}: event_name counts differ from etldump's: "
+          f"{sorted((k, got[k], want[k]) for k in set(got) | set(want) if got[k] != want[k])[:10]}")
+    print(f"  ok {gc}: {sum(got.values())} events in {len(got)} kinds, as etldump")
+
+    want = _name_counts_etldump(_etldump(env, net))
+    got = _name_counts_tshark(env, net)
+    for prov in ("Microsoft-Windows-DNS-Client", "Microsoft-Windows-Kernel-File",
+                 "System.Threading.Tasks.TplEventSource"):
+        w = {k: v for k, v in want.items() if k[0] == prov}
+        g = {k: v for k, v in got.items() if k[0] == prov}
+        check(w, f"{net}: etldump names no event of {prov}")
+        check(g == w, f"{net}: {prov}: {g} but etldump says {w}")
+        print(f"  ok {net}: {prov}: {sum(g.values())} events, as etldump")
+    check(got == want, f"{net}: event_name counts differ from etldump's: "
+          f"{sorted((k, got[k], want[k]) for k in set(got) | set(want) if got[k] != want[k])[:10]}")
+
+    want = _name_counts_etldump(_etldump(env, bond))
+    got = _name_counts_tshark(env, bond)
+    check(sum(got.values()) == 12 and got == want,
+          f"{bond}: {dict(got)} but etldump says {dict(want)} (12 events)")
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(bond), "-Y", "etl.data_unsupported or _ws.expert",
+                         "-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message"])
+    check("No manifest for" not in out, f"{bond}: events without a schema: {out[:300]}")
+    print(f"  ok {bond}: 12 events from the in-stream manifest")
+
+
+def test_mfmissing(env):
+    """Without a manifest, a manifest event shows its raw payload with expert info naming the
+    provider, id and version and how to add a manifest."""
+    name = "tx_Process_kernelprocess_manifest.etl"
+    if not _mf_pre(env, [name]):
+        return SKIP
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-Y", "etl.expert.schema_missing",
+                         "-T", "fields", "-e", "_ws.expert.message"])
+    lines = [line for line in out.splitlines() if line.strip()]
+    check(lines, f"{name}: no frame has etl.expert.schema_missing without a manifest path")
+    check("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716" in lines[0] and "event id" in lines[0]
+          and "version" in lines[0] and "etl.manifest_path" in lines[0] and MF_ENV in lines[0],
+          f"{name}: expert message: {lines[0][:300]}")
+    print(f"  ok {len(lines)} frames: {lines[0][:120]}...")
+
+
+def test_mftwopass(env):
+    """With the manifests on the path, two-pass output equals one-pass output on the manifest
+    captures."""
+    mf = _manifests(env)
+    names = ["tx_Process_kernelprocess_manifest.etl", "tx_BondEtwSample_eventsource.etl",
+             "perfview_gcevents_clr.etl"]
+    if mf is None or not _mf_pre(env, names):
+        return SKIP
+    for name in names:
+        cmd = [env.args.tshark, "-r", env.capture(name), "-V", "-x"]
+        one, n1, _ = env.run_hash(cmd, extra_env={MF_ENV: mf})
+        two, n2, _ = env.run_hash(cmd[:1] + ["-2"] + cmd[1:], extra_env={MF_ENV: mf})
+        check(n1 > 0 and one == two, f"{name}: two-pass output ({n2} bytes) differs from one-pass ({n1} bytes)")
+        print(f"  ok {name}: {n1} bytes identical")
+
+
 TESTS = {
     "open": test_open,
     "empty": test_empty,
@@ -1358,6 +1561,10 @@ TESTS = {
     "tlcorpus": test_tlcorpus,
     "tlgenerated": test_tlgenerated,
     "tlclash": test_tlclash,
+    "mffilter": test_mffilter,
+    "mfcounts": test_mfcounts,
+    "mfmissing": test_mfmissing,
+    "mftwopass": test_mftwopass,
 }
 
 
@@ -1374,11 +1581,15 @@ def main():
                     help="the project's generated captures (default: captures/ of this checkout)")
     ap.add_argument("--goldens", help="TraceEvent golden decodes (default: goldens/ beside --captures)")
     ap.add_argument("--tlclash-gen", help="built tests/plugin/tlclash_gen (tests tlclash, tlstore)")
+    ap.add_argument("--etldump", help="built etldump (manifest tests mf*: the oracle)")
+    ap.add_argument("--manifests", help="instrumentation manifests (default: manifests/ beside --captures)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("tests", nargs="+", choices=sorted(TESTS) + ["all"])
     args = ap.parse_args()
     if not args.goldens:
         args.goldens = os.path.join(os.path.dirname(os.path.abspath(args.captures)), "goldens")
+    if not args.manifests:
+        args.manifests = os.path.join(os.path.dirname(os.path.abspath(args.captures)), "manifests")
 
     for tool in (args.tshark, args.capinfos):
         if not shutil.which(tool):
