@@ -1483,12 +1483,55 @@ def test_mfcounts(env):
     if mf is None or not _mf_pre(env, [gc, net, bond]):
         return SKIP
 
-    want = _name_counts_etldump(_etldump(env, gc, mf))
+    recs_gc = _etldump(env, gc, mf)
+    want = _name_counts_etldump(recs_gc)
     got = _name_counts_tshark(env, gc, {MF_ENV: mf})
     check(sum(want.values()) > 0, f"{gc}: etldump names no event")
     check(got == want, f"{gc}: event_name counts differ from etldump's: "
           f"{sorted((k, got[k], want[k]) for k in set(got) | set(want) if got[k] != want[k])[:10]}")
     print(f"  ok {gc}: {sum(got.values())} events in {len(got)} kinds, as etldump")
+    # every scalar field's Name=Value (map names included: Type=SmallObjectHeap) as etldump has it
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(gc), "-T", "fields", "-E", "occurrence=a",
+                         "-E", "aggregator=\x1e", "-e", "etl.position", "-e", "etl.kv"],
+                        extra_env={MF_ENV: mf})
+    kv = {}
+    lines = []
+    for line in out.rstrip("\n").split("\n"):  # a value with a line break continues its line
+        if line.startswith("0x") or not lines:
+            lines.append(line)
+        else:
+            lines[-1] += "\n" + line
+    for line in lines:
+        pos, _, rest = line.partition("\t")
+        if pos:
+            kv[int(pos, 0)] = set(rest.split("\x1e")) if rest else set()
+    n = 0
+    mapped = 0
+    for r in recs_gc:
+        if "event_name" not in r or not isinstance(r.get("fields"), dict) or \
+                not r.get("header_type", "").startswith("EVENT_HEADER"):
+            continue
+        for k, v in r["fields"].items():
+            if isinstance(v, (dict, list)):
+                continue
+            t = v if isinstance(v, str) else ("true" if v is True else "false" if v is False else str(v))
+            have = kv.get(r["position"], set())
+            # etldump writes GUIDs without the braces Windows shows
+            check(f"{k}={t}" in have or f"{k}={{{t}}}" in have,
+                  f"{gc}: record {r['position']:#x} {r['event_name']}: {k}={t!r} not among "
+                  f"{sorted(x for x in have if x.startswith(k + '='))}")
+            n += 1
+            mapped += k == "Type" and t.endswith("Heap")
+    check(n > 0 and mapped > 0, f"{gc}: {n} fields compared, {mapped} mapped Type values")
+    print(f"  ok {gc}: {n} field values as etldump ({mapped} mapped Type=...Heap)")
+    # the typed field keeps the number; its item's text shows the name
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(gc), "-Y", 'etl.kv == "Type=SmallObjectHeap"',
+                         "-T", "fields", "-e", "etl.data.Type"], extra_env={MF_ENV: mf})
+    vals = [line.strip() for line in out.splitlines() if line.strip()]
+    check(vals and all(v.isdigit() for v in vals), f"{gc}: etl.data.Type of SmallObjectHeap events: {vals}")
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(gc), "-Y", 'etl.kv == "Type=SmallObjectHeap"',
+                         "-V", "-c", "1000"], extra_env={MF_ENV: mf})
+    check("Type: SmallObjectHeap" in out, f"{gc}: no 'Type: SmallObjectHeap' item text")
 
     want = _name_counts_etldump(_etldump(env, net))
     got = _name_counts_tshark(env, net)
