@@ -9,7 +9,8 @@ against the corpus's expected.json (counts found by an independent scanner).
                    --captures ../shared/captures  TEST [TEST ...]
 
 TEST is one of: open empty formats providers twopass inputs capinfos malformed damage gui
-tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfmissing mftwopass all.
+tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfmissing mftwopass
+mfbadmanifest all.
 The mf* tests (manifest events) also need --etldump (the oracle) and the manifests (--manifests).
 
 Wireshark ignores WIRESHARK_PLUGIN_DIR (and the personal plugin folder) when run by root, so
@@ -1571,6 +1572,38 @@ def test_mfmissing(env):
     print(f"  ok {len(lines)} frames: {lines[0][:120]}...")
 
 
+def test_mfbadmanifest(env):
+    """A manifest that does not parse is reported once, naming its file and line; the other
+    manifests of the path still load (their typed fields filter in the first run)."""
+    name = "tx_Process_kernelprocess_manifest.etl"
+    mf = _manifests(env)
+    if mf is None or not _mf_pre(env, [name]):
+        return SKIP
+    folder = os.path.join(env.root, "badmanifests")
+    os.makedirs(folder)
+    shutil.copyfile(os.path.join(mf, "Microsoft-Windows-Kernel-Process.xml"),
+                    os.path.join(folder, "Microsoft-Windows-Kernel-Process.xml"))
+    with open(os.path.join(folder, "a_broken.man"), "w", encoding="utf-8") as f:
+        f.write('<?xml version="1.0"?>\n'
+                '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">\n'
+                '<instrumentation><events>\n'
+                '<provider name="Broken" guid="{11111111-2222-3333-4444-555555555555}">\n'
+                '<events><event value="1" </events>\n'
+                '</provider></events></instrumentation></instrumentationManifest>\n')
+    os.chmod(folder, 0o755)
+    for n in os.listdir(folder):
+        os.chmod(os.path.join(folder, n), 0o644)
+    _, out, err = env.run([env.args.tshark, "-r", env.capture(name), "-Y", "etl.data.ProcessID == 852",
+                           "-T", "fields", "-e", "etl.event_name"], extra_env={MF_ENV: folder})
+    bad = os.path.join(folder, "a_broken.man")
+    reports = [line for line in err.splitlines() if bad + ":5:" in line]
+    check(len(reports) == 1, f"a_broken.man: {len(reports)} reports naming it with line 5, expected one: "
+          f"{err.strip()[:500]}")
+    check([line for line in out.splitlines() if line.strip()],
+          f"{name}: no frame selected by etl.data.ProcessID with the good manifest beside the broken one")
+    print(f"  ok reported once: {reports[0][reports[0].find(bad):][:120]}; the other manifest loaded")
+
+
 def test_mftwopass(env):
     """With the manifests on the path, two-pass output equals one-pass output on the manifest
     captures."""
@@ -1608,6 +1641,7 @@ TESTS = {
     "mfcounts": test_mfcounts,
     "mfmissing": test_mfmissing,
     "mftwopass": test_mftwopass,
+    "mfbadmanifest": test_mfbadmanifest,
 }
 
 
