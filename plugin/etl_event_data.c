@@ -43,7 +43,10 @@ static int hf_etl_event_name = -1;
 static int hf_etl_task_name = -1;
 static int hf_etl_opcode_name = -1;
 static int hf_etl_level_name = -1;
+static int hf_etl_channel_name = -1;
+static int hf_etl_keywords_name = -1;
 static int hf_etl_message = -1;
+static int hf_etl_schema_version = -1;
 static int hf_etl_data = -1;
 static int hf_etl_field_name = -1;
 static int hf_etl_field_value = -1;
@@ -1048,6 +1051,13 @@ etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     etls_add_name(tvb, tree, hf_etl_task_name, pinfo, s, s->task_name);
     etls_add_name(tvb, tree, hf_etl_opcode_name, pinfo, s, s->opcode_name);
     etls_add_name(tvb, tree, hf_etl_level_name, pinfo, s, s->level_name);
+    etls_add_name(tvb, tree, hf_etl_channel_name, pinfo, s, s->channel_name);
+    etls_add_name(tvb, tree, hf_etl_keywords_name, pinfo, s, s->keywords_name);
+    if (s->schema_version != rec->version) {
+        /* no source defines this version: a lower version's definition decodes its fields */
+        ti = proto_tree_add_uint(tree, hf_etl_schema_version, tvb, 0, 0, s->schema_version);
+        proto_item_set_generated(ti);
+    }
     if (s->message != 0) {
         size_t n = etl_message_render(s, payload, rec->payload_size, rec->pointer_size,
                                       &etls_msg_scratch, etls_message, sizeof etls_message);
@@ -1154,6 +1164,12 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Manifest events: the display name of the event's opcode", HFILL } },
         { &hf_etl_level_name, { "Level name", "etl.level_name", FT_STRING, BASE_NONE, NULL, 0x0,
             "Manifest events: the display name of the event's level", HFILL } },
+        { &hf_etl_channel_name, { "Channel name", "etl.channel_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Manifest events: the display name of the event's channel", HFILL } },
+        { &hf_etl_keywords_name, { "Keyword names", "etl.keywords_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Manifest events: the display names of the event's keywords, ' | '-joined", HFILL } },
+        { &hf_etl_schema_version, { "Schema version used", "etl.schema_version", FT_UINT8, BASE_DEC, NULL, 0x0,
+            "Manifest events: no source defines the record's version; this lower version's definition decoded it", HFILL } },
         { &hf_etl_message, { "Message", "etl.message", FT_STRING, BASE_NONE, NULL, 0x0,
             "Manifest events: the event's message string with its %1-style inserts filled in", HFILL } },
         { &hf_etl_data, { "Event data", "etl.data", FT_NONE, BASE_NONE, NULL, 0x0,
