@@ -1,5 +1,5 @@
-/* etl_event_data.c - provider/event names and the decoded fields of TraceLogging events
- * (etl_event_data.h).
+/* etl_event_data.c - provider/event names and the decoded fields of TraceLogging and manifest
+ * events (etl_event_data.h).
  *
  * etlshark SPDX-License-Identifier: GPL-2.0-or-later
  *

@@ -19,7 +19,16 @@
  *                                       with expert info; etl.data_trailing: bytes after the
  *                                       last field
  *
- * The decoder's schema cache is owned here and reset per capture file. */
+ * Manifest events (EVENT_HEADER records without TraceLogging metadata) take their schema from the
+ * decoder's registry (schemas.h): the same subtree and fields, plus etl.task_name,
+ * etl.opcode_name, etl.level_name, etl.channel_name, etl.keywords_name, etl.message and
+ * etl.schema_version; with no schema, expert info etl.expert.schema_missing.  The registry reads
+ * the preference etl.manifest_path, then $ETLSHARK_MANIFEST_PATH, then the schemas the capture
+ * file carries (prescanned from the path the reader puts in the interface description,
+ * etl_frame.h ETLS_IDB_TRACE_PREFIX).  The typed fields of every manifest event on the path are
+ * registered at start-up, so -Y can use them in the first run.
+ *
+ * The decoder's schema cache and registry are owned here and rebuilt per capture file. */
 #ifndef ETLSHARK_ETL_EVENT_DATA_H
 #define ETLSHARK_ETL_EVENT_DATA_H
 
