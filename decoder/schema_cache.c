@@ -249,6 +249,25 @@ etl_status etl_schema_cache_add(etl_schema_cache *c, const etl_schema_builder *b
     return ETL_OK;
 }
 
+/* The schema indexed in `t` under hash `h` whose key is `key` (len bytes), or NULL: the one
+ * probe loop both indexes (TraceLogging metadata, manifest keys) use. */
+static const etl_schema *table_find(const etl_schema_cache *c, const table *t, uint64_t h, const uint8_t *key,
+                                    size_t len)
+{
+    if (!t->cap)
+        return NULL;
+    for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
+        const slot *sl = &t->slots[j];
+        if (sl->index == EMPTY)
+            return NULL;
+        if (sl->hash == h) {
+            const etl_schema *s = c->schemas[sl->index];
+            if (s->key_len == len && memcmp(s->key, key, len) == 0)
+                return s;
+        }
+    }
+}
+
 /* ---- TraceLogging index ----------------------------------------------------------------- */
 
 etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t len, uint8_t pointer_size,
@@ -261,20 +280,11 @@ etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t 
     table *t = &c->tl[pointer_size == 4 ? 0 : 1];
     uint64_t h = hash_bytes(meta, len);
     c->stats.lookups++;
-    if (t->cap) {
-        for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
-            const slot *sl = &t->slots[j];
-            if (sl->index == EMPTY)
-                break;
-            if (sl->hash == h) {
-                const etl_schema *s = c->schemas[sl->index];
-                if (s->key_len == len && memcmp(s->key, meta, len) == 0) {
-                    c->stats.hits++;
-                    *out = s;
-                    return ETL_OK;
-                }
-            }
-        }
+    const etl_schema *hit = table_find(c, t, h, meta, len);
+    if (hit) {
+        c->stats.hits++;
+        *out = hit;
+        return ETL_OK;
     }
     /* Miss: compile (damage is kept in the program, not returned) and index it. */
     etl_error cerr;
@@ -334,19 +344,10 @@ const etl_schema *etl_schema_cache_mf_find(etl_schema_cache *c, const etl_guid *
     uint64_t h = hash_bytes(key, ETL_MF_KEY_SIZE);
     c->stats.mf_lookups++;
     const table *t = &c->mf[pointer_size == 4 ? 0 : 1];
-    if (t->cap) {
-        for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
-            const slot *sl = &t->slots[j];
-            if (sl->index == EMPTY)
-                break;
-            if (sl->hash == h) {
-                const etl_schema *s = c->schemas[sl->index];
-                if (s->key_len == ETL_MF_KEY_SIZE && memcmp(s->key, key, ETL_MF_KEY_SIZE) == 0) {
-                    c->stats.mf_hits++;
-                    return s;
-                }
-            }
-        }
+    const etl_schema *hit = table_find(c, t, h, key, ETL_MF_KEY_SIZE);
+    if (hit) {
+        c->stats.mf_hits++;
+        return hit;
     }
     if (absent_has(c, key, hash_bytes(key, sizeof key))) {
         c->stats.mf_absent_hits++;
