@@ -563,7 +563,8 @@ static void finish_provider(parse_state *st, provider_build *pb)
         }
         /* template */
         for (guint k = 0; e->e.template_tid && k < pb->templates->len; k++)
-            if (strcmp(g_array_index(pb->templates, etl_mf_template, k).tid, e->e.template_tid) == 0)
+            if (g_array_index(pb->templates, etl_mf_template, k).tid && /* a <template> may lack tid= */
+                strcmp(g_array_index(pb->templates, etl_mf_template, k).tid, e->e.template_tid) == 0)
                 e->e.tmpl = &g_array_index(pb->templates, etl_mf_template, k);
         if (e->e.message) {
             char *t = trimmed(resolve_string(st, e->e.message));

@@ -190,6 +190,16 @@ static void test_handwritten(void)
                                  "</template></templates></provider></events></instrumentation></instrumentationManifest>";
     CHECK(etl_manifest_parse(badref, sizeof badref - 1, "ref.man", &m, &e) != ETL_OK);
     CHECK(strstr(e.message, "Later") != NULL);
+    /* a template without tid= (found by fuzzing): loads, and the event naming it has no template */
+    static const char notid[] = "<instrumentationManifest><instrumentation><events>"
+                                "<provider name=\"x\" guid=\"{11111111-2222-3333-4444-555555555555}\"><templates>"
+                                "<template><data name=\"A\" inType=\"win:UInt8\"/></template></templates>"
+                                "<events><event value=\"1\" template=\"t\"/></events>"
+                                "</provider></events></instrumentation></instrumentationManifest>";
+    CHECK(etl_manifest_parse(notid, sizeof notid - 1, "notid.man", &m, &e) == ETL_OK);
+    CHECK(m && etl_mf_find_event(etl_manifest_provider(m, 0), 1, 0) &&
+          etl_mf_find_event(etl_manifest_provider(m, 0), 1, 0)->tmpl == NULL);
+    etl_manifest_free(m);
     /* UTF-16 with a BOM */
     gsize n16 = 0;
     char *u16 = g_convert(xml, sizeof xml - 1, "UTF-16LE", "UTF-8", NULL, &n16, NULL);
