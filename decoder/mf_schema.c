@@ -58,9 +58,9 @@ static uint32_t add_str(etl_schema_builder *b, const char *s)
     return s && *s ? etl_schema_builder_add_string(b, s, strlen(s)) : 0;
 }
 
-static uint32_t add_step(mf_ctx *c, const etl_schema_step *st)
+/* A builder step index, or a failure said once: the step limit or memory. */
+static uint32_t checked(mf_ctx *c, uint32_t i)
 {
-    uint32_t i = etl_schema_builder_add_step(c->b, st);
     if (i == UINT32_MAX) {
         if (c->b->failed_nomem)
             fail(c, ETL_ERR_NOMEM, "out of memory");
@@ -68,6 +68,16 @@ static uint32_t add_step(mf_ctx *c, const etl_schema_step *st)
             fail(c, ETL_ERR_LIMIT, "more than %u decode steps", ETL_SCHEMA_MAX_STEPS);
     }
     return i;
+}
+
+static uint32_t add_step(mf_ctx *c, const etl_schema_step *st)
+{
+    return checked(c, etl_schema_builder_add_step(c->b, st));
+}
+
+static uint32_t close_container(mf_ctx *c, uint32_t begin, uint8_t end_op)
+{
+    return checked(c, etl_schema_builder_close(c->b, begin, end_op));
 }
 
 /* In-types whose value is an unsigned integer the enumerator can keep for a reference, and
@@ -292,12 +302,8 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
         uint32_t after;
         if (!compile_props(c, i + 1, p->member_count, (uint8_t)(elem_depth + 1), false, &after))
             return false;
-        st.op = ETL_OP_STRUCT_END;
-        st.match = begin;
-        uint32_t end = add_step(c, &st);
-        if (end == UINT32_MAX)
+        if (close_container(c, begin, ETL_OP_STRUCT_END) == UINT32_MAX)
             return false;
-        c->b->steps[begin].match = end;
     } else {
         vs.op = ETL_OP_VALUE;
         vs.in_type = p->in_type;
@@ -322,15 +328,8 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
             return false;
     }
 
-    if (is_array) {
-        etl_schema_step st = c->b->steps[array_at];
-        st.op = ETL_OP_ARRAY_END;
-        st.match = array_at;
-        uint32_t end = add_step(c, &st);
-        if (end == UINT32_MAX)
-            return false;
-        c->b->steps[array_at].match = end;
-    }
+    if (is_array && close_container(c, array_at, ETL_OP_ARRAY_END) == UINT32_MAX)
+        return false;
     if (c->b->failed_nomem)
         return fail(c, ETL_ERR_NOMEM, "out of memory");
     return true;
@@ -439,12 +438,7 @@ etl_status etl_mf_compile(etl_schema_builder *b, const etl_mf_provider *p, const
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory compiling a manifest event");
     }
     if (code != ETL_OK) {
-        etl_schema_builder_unsupported(b, "%s", c->reason);
-        /* containers left open by the failure end at the UNSUPPORTED step */
-        uint32_t last = b->step_count ? b->step_count - 1 : 0;
-        for (uint32_t i = 0; i < b->step_count; i++)
-            if (b->steps[i].match == UINT32_MAX)
-                b->steps[i].match = last;
+        etl_schema_builder_unsupported(b, "%s", c->reason); /* also closes what the failure left open */
         etl_fail(err, code, 0, "event %u version %u: %s", (unsigned)e->id, (unsigned)e->version, c->reason);
     }
     free(c);

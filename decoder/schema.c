@@ -190,6 +190,22 @@ void etl_schema_builder_unsupported(etl_schema_builder *b, const char *fmt, ...)
     /* The step limit must not swallow the reason: overwrite the last step if full. */
     if (etl_schema_builder_add_step(b, &st) == UINT32_MAX && b->step_count > 0)
         b->steps[b->step_count - 1] = st;
+    /* Containers the failure left open end at the UNSUPPORTED step. */
+    uint32_t last = b->step_count ? b->step_count - 1 : 0;
+    for (uint32_t i = 0; i < b->step_count; i++)
+        if (b->steps[i].match == UINT32_MAX)
+            b->steps[i].match = last;
+}
+
+uint32_t etl_schema_builder_close(etl_schema_builder *b, uint32_t begin, uint8_t end_op)
+{
+    etl_schema_step st = b->steps[begin];
+    st.op = end_op;
+    st.match = begin;
+    uint32_t end = etl_schema_builder_add_step(b, &st);
+    if (end != UINT32_MAX)
+        b->steps[begin].match = end;
+    return end;
 }
 
 static size_t align8(size_t v)

@@ -353,6 +353,10 @@ uint32_t etl_schema_builder_add_bytes(etl_schema_builder *b, const uint8_t *p, s
 /* Append a step (copied); returns its index, or UINT32_MAX when ETL_SCHEMA_MAX_STEPS is
  * reached or memory ran out. */
 uint32_t etl_schema_builder_add_step(etl_schema_builder *b, const etl_schema_step *st);
+/* Close the container opened at step `begin` (a STRUCT_BEGIN or ARRAY_BEGIN, whose match is
+ * UINT32_MAX until now) with `end_op`: the END step copies the BEGIN step and the two point at
+ * each other.  Returns the END's index, or UINT32_MAX like etl_schema_builder_add_step. */
+uint32_t etl_schema_builder_close(etl_schema_builder *b, uint32_t begin, uint8_t end_op);
 /* Append the final UNSUPPORTED step with a printf-style reason. */
 void etl_schema_builder_unsupported(etl_schema_builder *b, const char *fmt, ...)
 #if defined(__GNUC__)

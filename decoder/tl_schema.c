@@ -142,9 +142,9 @@ static bool read_name(tl_ctx *c, const char *what, size_t *start, size_t *len)
     return true;
 }
 
-static uint32_t add_step(tl_ctx *c, const etl_schema_step *st)
+/* A builder step index, or a failure said once: the step limit or memory. */
+static uint32_t checked(tl_ctx *c, uint32_t i)
 {
-    uint32_t i = etl_schema_builder_add_step(c->b, st);
     if (i == UINT32_MAX) {
         if (c->b->failed_nomem)
             fail(c, ETL_ERR_NOMEM, c->pos, "out of memory");
@@ -152,6 +152,16 @@ static uint32_t add_step(tl_ctx *c, const etl_schema_step *st)
             fail(c, ETL_ERR_LIMIT, c->pos, "more than %u decode steps", ETL_SCHEMA_MAX_STEPS);
     }
     return i;
+}
+
+static uint32_t add_step(tl_ctx *c, const etl_schema_step *st)
+{
+    return checked(c, etl_schema_builder_add_step(c->b, st));
+}
+
+static uint32_t close_container(tl_ctx *c, uint32_t begin, uint8_t end_op)
+{
+    return checked(c, etl_schema_builder_close(c->b, begin, end_op));
 }
 
 /* Size rule of a TraceLogging in-type (5.4); false for types that carry no payload rule. */
@@ -278,12 +288,8 @@ static bool compile_field(tl_ctx *c, uint8_t depth)
             return false;
         if (!compile_fields(c, members, false, (uint8_t)(elem_depth + 1), name))
             return false;
-        st.op = ETL_OP_STRUCT_END;
-        st.match = begin;
-        uint32_t end = add_step(c, &st);
-        if (end == UINT32_MAX)
+        if (close_container(c, begin, ETL_OP_STRUCT_END) == UINT32_MAX)
             return false;
-        c->b->steps[begin].match = end;
     } else if (kind == ETL_TL_IN_CUSTOM) {
         etl_schema_step st = {0};
         st.op = ETL_OP_CUSTOM;
@@ -316,15 +322,8 @@ static bool compile_field(tl_ctx *c, uint8_t depth)
             return false;
     }
 
-    if (is_array) {
-        etl_schema_step st = c->b->steps[array_at];
-        st.op = ETL_OP_ARRAY_END;
-        st.match = array_at;
-        uint32_t end = add_step(c, &st);
-        if (end == UINT32_MAX)
-            return false;
-        c->b->steps[array_at].match = end;
-    }
+    if (is_array && close_container(c, array_at, ETL_OP_ARRAY_END) == UINT32_MAX)
+        return false;
     if (c->b->failed_nomem)
         return fail(c, ETL_ERR_NOMEM, at, "out of memory");
     return true;
@@ -381,12 +380,7 @@ etl_status etl_tl_compile(etl_schema_builder *b, const uint8_t *meta, size_t len
         return ETL_OK;
     if (c.code == ETL_ERR_NOMEM)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory compiling TraceLogging metadata");
-    etl_schema_builder_unsupported(b, "%s", c.reason);
-    /* Containers left open by the damage end at the UNSUPPORTED step. */
-    uint32_t last = b->step_count ? b->step_count - 1 : 0;
-    for (uint32_t i = 0; i < b->step_count; i++)
-        if (b->steps[i].match == UINT32_MAX)
-            b->steps[i].match = last;
+    etl_schema_builder_unsupported(b, "%s", c.reason); /* also closes what the damage left open */
     return etl_fail(err, c.code, c.fail_at, "TraceLogging metadata: %s", c.reason);
 }
 
