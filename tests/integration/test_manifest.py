@@ -39,6 +39,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from checks import check, finish
+from goldens import golden_date, same_text, truncated
+import goldens
 
 ETLDUMP, SHARED, WHICH = sys.argv[1], sys.argv[2], sys.argv[3]
 ETLGEN = sys.argv[4] if len(sys.argv) > 4 else None
@@ -63,32 +65,9 @@ def records(path, *extra, env=None):
 
 
 # ---- the goldens ------------------------------------------------------------------------------
-EVENT_RE = re.compile(r"^EVENT ([\d,.]+): ([^/]+)/(\S+) (.*)$")
-COUNT_RE = re.compile(r"^COUNT ([^/]+)/(\S+):(\d+)$")
-HEADER_KEYS = {"PID", "TID", "PName", "ProceNum", "DataLen"}
-
-
 def golden(name):
     """(counts {(provider, event): n}, events [(provider, event, header, [(field, value)])])."""
-    counts, events = {}, []
-    for line in open(os.path.join(GOLDENS, name), encoding="utf-8-sig"):
-        line = line.rstrip("\n")
-        m = COUNT_RE.match(line.strip())
-        if m:
-            counts[(m.group(1), m.group(2))] = int(m.group(3))
-            continue
-        m = EVENT_RE.match(line)
-        if not m:
-            continue
-        header, fields = {}, []
-        for part in m.group(4).split("; "):
-            part = part.strip().rstrip(";")
-            if not part or "=" not in part:
-                continue
-            k, v = part.split("=", 1)
-            (header.__setitem__(k, v) if k in HEADER_KEYS else fields.append((k, v)))
-        events.append((m.group(2), m.group(3), header, fields))
-    return counts, events
+    return goldens.read(os.path.join(GOLDENS, name))
 
 
 def own_names():
@@ -122,17 +101,6 @@ def bitmaps():
 
 
 BITMAP_VALUES = None
-
-
-def truncated(g):
-    """The golden cuts values longer than 20 characters to 20 and appends '...'."""
-    return g.endswith("...") and len(g) == 23
-
-
-def same_text(g, ours):
-    if truncated(g):
-        return ours.startswith(g[:-3]) and len(ours) > 20
-    return g == ours
 
 
 def golden_number(g):
@@ -219,14 +187,6 @@ TRACEEVENT_HIDDEN = {
     ("DnsServerForInterface", "AddressLength"),   # a Binary's length field, folded into Address
     ("ManifestData", "Data"),                     # the chunk itself (TraceEvent lists its length)
 }
-
-
-def golden_date(g):
-    """'yy/MM/dd HH:mm:ss.ff...' -> (datetime to the second, fraction digits shown)."""
-    g = g[:-3] if truncated(g) else g
-    d, t = g.split(" ")
-    sec, _, frac = t.partition(".")
-    return datetime.datetime.strptime(d + " " + sec, "%y/%m/%d %H:%M:%S"), frac
 
 
 def compare_value(event, name, g, ours, notes):

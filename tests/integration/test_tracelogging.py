@@ -22,6 +22,8 @@ import subprocess
 import sys
 
 from checks import check, finish
+from goldens import golden_date, same_text, truncated
+import goldens
 
 ETLDUMP, SHARED, WHICH = sys.argv[1], sys.argv[2], sys.argv[3]
 CAPTURES = os.path.join(SHARED, "captures")
@@ -35,54 +37,14 @@ def records(path, *extra):
 
 
 # ---- golden -----------------------------------------------------------------------------------
-EVENT_RE = re.compile(r"^EVENT ([\d,.]+): ([^/]+)/(\S+) (.*)$")
-# TraceEvent's own columns, not fields of the event
-HEADER_KEYS = {"PID", "TID", "PName", "ProceNum", "DataLen"}
-
-
 def golden_events(path):
     """[(provider, event, {header}, [(field, value)])] for the golden's EVENT lines."""
-    out = []
-    for line in open(path, encoding="utf-8-sig"):
-        m = EVENT_RE.match(line.rstrip("\n"))
-        if not m:
-            continue
-        header, fields = {}, []
-        for part in m.group(4).split("; "):
-            part = part.strip().rstrip(";")
-            if not part or "=" not in part:
-                continue
-            k, v = part.split("=", 1)
-            if k in HEADER_KEYS:
-                header[k] = v
-            else:
-                fields.append((k, v))
-        out.append((m.group(2), m.group(3), header, fields))
-    return out
-
-
-def truncated(g):
-    """The golden cuts values longer than 20 characters to 20 and appends '...'."""
-    return g.endswith("...") and len(g) == 23
-
-
-def same_text(g, ours):
-    if truncated(g):
-        return ours.startswith(g[:-3]) and len(ours) > 20
-    return g == ours
+    return goldens.read(path)[1]
 
 
 def golden_int(g):
     """Integers print with thousands separators."""
     return int(g.replace(",", ""))
-
-
-def golden_date(g):
-    """'yy/MM/dd HH:mm:ss.ff...' -> (datetime to the second, fraction digits shown)."""
-    g = g[:-3] if truncated(g) else g
-    d, t = g.split(" ")
-    sec, _, frac = t.partition(".")
-    return datetime.datetime.strptime(d + " " + sec, "%y/%m/%d %H:%M:%S"), frac
 
 
 def compare_value(name, g, ours, notes):
