@@ -647,3 +647,18 @@ etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_s
     }
     return etl_schemas_lookup_key(s, &rec->provider, rec->event_id, rec->version, rec->pointer_size, out, err);
 }
+
+void etl_schemas_foreach_file_event(const etl_schemas *s, etl_schemas_event_fn fn, void *ctx)
+{
+    if (!s || !fn)
+        return;
+    const GPtrArray *files = s->sources[ETL_SCHEMAS_FILE];
+    for (guint i = 0; files && i < files->len; i++) {
+        const source *src = g_ptr_array_index(files, i);
+        for (uint32_t pi = 0; pi < etl_manifest_provider_count(src->m); pi++) {
+            const etl_mf_provider *p = etl_manifest_provider(src->m, pi);
+            for (uint32_t ei = 0; ei < p->event_count; ei++)
+                fn(ctx, &p->guid, p->events[ei].id, p->events[ei].version);
+        }
+    }
+}

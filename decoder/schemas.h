@@ -136,6 +136,12 @@ const char *etl_schemas_provider_name(etl_schemas *s, const etl_guid *provider);
 /* Does any source describe this provider? */
 bool etl_schemas_knows_provider(etl_schemas *s, const etl_guid *provider);
 
+/* Every (provider, event id, version) the manifest files on the search path define, in
+ * precedence order (a key defined by two files comes once per file): what a consumer needs to
+ * prepare for the events it may meet, e.g. Wireshark registering typed fields at start-up. */
+typedef void (*etl_schemas_event_fn)(void *ctx, const etl_guid *provider, uint16_t id, uint8_t version);
+void etl_schemas_foreach_file_event(const etl_schemas *s, etl_schemas_event_fn fn, void *ctx);
+
 const etl_schemas_stats *etl_schemas_get_stats(const etl_schemas *s);
 
 /* The search path from the environment (ETLSHARK_MANIFEST_PATH), or NULL. */

@@ -742,50 +742,6 @@ etls_add_manifest_paths(etl_schemas *s)
 
 /* g_ptr_array_sort's comparison of two names (it passes pointers to the elements): byte-wise,
  * as the registry orders a folder's files. */
-static gint
-etls_cmp_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The manifest files of one search path, in the registry's order (entries as given; a
- * folder's *.man and *.xml files in byte-wise name order). */
-static void
-etls_manifest_files(const char *path_list, GPtrArray *out)
-{
-    char **entries;
-
-    if (path_list == NULL || path_list[0] == '\0')
-        return;
-    entries = g_strsplit(path_list, G_SEARCHPATH_SEPARATOR_S, (gint)ETL_SCHEMAS_MAX_PATH_ENTRIES);
-    for (char **e = entries; *e != NULL; e++) {
-        GDir *dir;
-        GPtrArray *names;
-        const char *name;
-
-        if ((*e)[0] == '\0')
-            continue;
-        if (!g_file_test(*e, G_FILE_TEST_IS_DIR)) {
-            g_ptr_array_add(out, g_strdup(*e));
-            continue;
-        }
-        dir = g_dir_open(*e, 0, NULL);
-        if (dir == NULL)
-            continue;
-        names = g_ptr_array_new_with_free_func(g_free);
-        while ((name = g_dir_read_name(dir)) != NULL && names->len < ETL_SCHEMAS_MAX_FOLDER_FILES)
-            if (g_str_has_suffix(name, ".man") || g_str_has_suffix(name, ".xml"))
-                g_ptr_array_add(names, g_strdup(name));
-        g_dir_close(dir);
-        g_ptr_array_sort(names, etls_cmp_names);
-        for (guint k = 0; k < names->len; k++)
-            g_ptr_array_add(out, g_build_filename(*e, (const char *)g_ptr_array_index(names, k),
-                                                  NULL));
-        g_ptr_array_free(names, TRUE);
-    }
-    g_strfreev(entries);
-}
-
 /* Register the typed field of every value of one schema, as the walk of a real event would:
  * the schema's items are enumerated over a zeroed payload, so every field before the first
  * array counted by another property (its count reads 0) gets its etl.data.<path>. */
@@ -847,6 +803,25 @@ etls_register_schema_fields(GPtrArray *by_index, const etl_schema *s)
     }
 }
 
+typedef struct etls_startup_ctx {
+    etl_schemas *reg;
+    GPtrArray *by_index;
+} etls_startup_ctx;
+
+/* One event of a manifest on the path: the schema the registry would use for it (its
+ * precedence rule), and that schema's fields registered. */
+static void
+etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, uint8_t version)
+{
+    etls_startup_ctx *ctx = (etls_startup_ctx *)vctx;
+    const etl_schema *s = NULL;
+    etl_error err;
+
+    memset(&err, 0, sizeof err);
+    if (etl_schemas_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
+        etls_register_schema_fields(ctx->by_index, s);
+}
+
 /* At start-up (protocol registration, and when the preference is applied - before tshark
  * compiles -Y/-R and checks -e): register the typed fields of every event template of the
  * manifests on the search path, so a filter on a manifest field works in the first run.  The
@@ -861,7 +836,7 @@ etls_register_manifest_fields(void)
                                 env != NULL ? env : "");
     etl_schema_cache *cache;
     etl_schemas *reg;
-    GPtrArray *files, *by_index;
+    etls_startup_ctx ctx;
 
     if (g_strcmp0(key, etls_registered_path) == 0 || strcmp(key, "\n") == 0) {
         g_free(key);
@@ -877,35 +852,10 @@ etls_register_manifest_fields(void)
         return;
     }
     etls_add_manifest_paths(reg);
-    files = g_ptr_array_new_with_free_func(g_free);
-    etls_manifest_files(etls_pref_manifest_path, files);
-    etls_manifest_files(env, files);
-    by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
-    for (guint i = 0; i < files->len; i++) {
-        etl_manifest *m = NULL;
-        etl_error err;
-
-        memset(&err, 0, sizeof err);
-        /* A file that does not load was reported by the registry already. */
-        if (etl_manifest_load_file((const char *)g_ptr_array_index(files, i), &m, &err) != ETL_OK ||
-            m == NULL)
-            continue;
-        for (uint32_t pi = 0; pi < etl_manifest_provider_count(m); pi++) {
-            const etl_mf_provider *p = etl_manifest_provider(m, pi);
-
-            for (uint32_t ei = 0; ei < p->event_count; ei++) {
-                const etl_schema *s = NULL;
-
-                memset(&err, 0, sizeof err);
-                if (etl_schemas_lookup_key(reg, &p->guid, p->events[ei].id, p->events[ei].version, 8,
-                                           &s, &err) == ETL_OK && s != NULL)
-                    etls_register_schema_fields(by_index, s);
-            }
-        }
-        etl_manifest_free(m);
-    }
-    g_ptr_array_free(by_index, TRUE);
-    g_ptr_array_free(files, TRUE);
+    ctx.reg = reg;
+    ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
+    etl_schemas_foreach_file_event(reg, etls_register_event_fields, &ctx);
+    g_ptr_array_free(ctx.by_index, TRUE);
     etl_schemas_free(reg);
     etl_schema_cache_free(cache);
     etls_fields_save(true);
