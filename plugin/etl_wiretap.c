@@ -541,13 +541,11 @@ etls_open(wtap *wth, int *err, char **err_info)
     }
 
     lf = etl_reader_logfile(f->reader);
-    f->session_pointer_size = 8;
+    /* the reader's own rule, so the dissector re-frames records exactly as the reader did */
+    f->session_pointer_size = etl_reader_session_pointer_size(f->reader);
     f->clock_type = ETL_CLOCK_QPC;
-    if (lf != NULL && lf->present) {
-        if (lf->pointer_size == 4 || lf->pointer_size == 8)
-            f->session_pointer_size = (uint8_t)lf->pointer_size;
+    if (lf != NULL && lf->present)
         f->clock_type = (uint8_t)lf->clock_type;
-    }
     f->notes_by_position = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                                  etls_notes_free);
     f->frame = g_byte_array_new();
