@@ -77,6 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"
@@ -562,6 +563,27 @@ static void write_decoded(json_out *j, decode_ctx *d, const etl_record *r)
     write_fields(j, &f);
 }
 
+/* A classic record: provider and event names and fields from the kernel class document
+ * (classic.h); an event it does not describe is named from its key and flagged. */
+static void write_classic(json_out *j, decode_ctx *d, const etl_record *r)
+{
+    const etl_schema *s;
+    etl_error err;
+    if (!d->schemas)
+        return;
+    if (etl_schemas_lookup(d->schemas, r, &s, &err) != ETL_OK) {
+        json_key(j, "fields_error");
+        json_string(j, err.message);
+        return;
+    }
+    key_str(j, s, "provider_name", s->provider_name);
+    write_manifest_event(j, d, r, s);
+    if (s->unknown) {
+        json_key(j, "event_unknown");
+        json_bool(j, true);
+    }
+}
+
 static void write_record(json_out *j, const etl_record *r, bool payload, decode_ctx *d)
 {
     char ts[ETL_TIME_STR_SIZE];
@@ -684,6 +706,8 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
     }
     if (r->header_type == ETL_HT_EVENT_HEADER32 || r->header_type == ETL_HT_EVENT_HEADER64)
         write_decoded(j, d, r);
+    else if (etl_record_is_classic(r))
+        write_classic(j, d, r);
     if (payload) {
         json_key(j, "payload_hex");
         json_hex_bytes(j, r->bytes + r->payload_offset, r->payload_size);

@@ -284,6 +284,8 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
         return end_item(f, it);
     uint32_t pc = f->pc;
     const etl_schema_step *st = &s->steps[pc];
+    if ((st->flags & ETL_STEP_OPTIONAL) && f->depth == 0 && f->pos == f->size)
+        return end_item(f, it); /* the shorter form: the optional fields are absent */
     f->items++;
     switch (st->op) {
     case ETL_OP_VALUE:
@@ -367,6 +369,15 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
             if (n > ETL_SCHEMA_MAX_ARRAY_COUNT)
                 return placeholder(f, it, s->strings + st->name, "array count from another field exceeds the limit");
             count = (uint32_t)n;
+        } else if (st->count_rule == ETL_COUNT_REST) {
+            /* as many fixed-size elements as the payload holds, at most `count` (the compiler
+             * only gives this rule to arrays of one fixed-size VALUE); a partial element left
+             * over shows as trailing bytes */
+            const etl_schema_step *el = pc + 1 < s->step_count ? &s->steps[pc + 1] : NULL;
+            if (!el || el->op != ETL_OP_VALUE || el->size_rule != ETL_SIZE_FIXED || el->size == 0)
+                return placeholder(f, it, s->strings + st->name, "array sized by the payload without fixed-size elements");
+            uint32_t fit = (f->size - f->pos) / el->size;
+            count = fit < st->count ? fit : st->count;
         }
         item_base(f, it, ETL_ITEM_ARRAY_BEGIN, st, pc);
         it->array_count = count;

@@ -229,6 +229,9 @@ static void on_property(parse_state *st, const char *element, const char **n, co
         b.p.map_name = keep(st, attr(n, v, "map"));
     }
     const char *len = attr(n, v, "length"), *cnt = attr(n, v, "count");
+    const char *opt = attr(n, v, "k:optional"), *rest = attr(n, v, "k:rest");
+    b.p.optional = opt && strcmp(opt, "true") == 0;
+    b.p.rest = rest && strcmp(rest, "true") == 0;
     uint64_t x;
     if (len) {
         b.p.has_length = true;

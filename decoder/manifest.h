@@ -41,6 +41,14 @@ typedef struct etl_mf_property {
     uint16_t count_ref;     /* index of the property giving the count */
     bool has_count;
     const char *map_name;   /* a valueMap/bitMap name, or NULL */
+    /* Layout qualifiers of the project's classic kernel document (decoder/kernel, namespace
+     * urn:etlshark:kernel-classes, written k:optional="true" / k:rest="true"):
+     *   optional  this property and every one after it may be absent: a payload that ends
+     *             exactly where it would start is complete (shorter forms of a class version);
+     *   rest      takes the rest of the payload: a Binary without a length takes every byte
+     *             left; an array (count="N") holds as many elements as fit, at most N. */
+    bool optional;
+    bool rest;
 } etl_mf_property;
 
 typedef struct etl_mf_template {

@@ -210,6 +210,8 @@ static bool value_rule(mf_ctx *c, const etl_mf_property *p, etl_schema_step *st)
             st->size_rule = ETL_SIZE_ANSIZ;
         } else if (p->out_type == ETL_OUT_IPV6) {
             st->size = 16; /* tdh.h: a Binary IPv6 without a length is an IN6_ADDR */
+        } else if (p->rest && !p->has_count) {
+            st->size_rule = ETL_SIZE_REST; /* k:rest: every byte left */
         } else {
             return fail(c, ETL_ERR_CORRUPT, "field '%.60s' is win:Binary without a length", p->name ? p->name : "");
         }
@@ -273,6 +275,13 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
                             pname);
             st.count_rule = ETL_COUNT_REF;
             st.ref = slot;
+        } else if (p->rest) {
+            /* k:rest: the payload's size says how many elements are there, at most count */
+            if (p->is_struct || vs.size_rule != ETL_SIZE_FIXED || vs.size == 0)
+                return fail(c, ETL_ERR_CORRUPT, "field '%.60s' is sized by the payload but its elements are not fixed-size",
+                            pname);
+            st.count_rule = ETL_COUNT_REST;
+            st.count = p->count;
         } else {
             st.count_rule = ETL_COUNT_CONST;
             st.count = p->count;
@@ -287,13 +296,17 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
         elem_depth = (uint8_t)(depth + 1);
     }
     uint8_t elem_flag = is_array ? ETL_STEP_ELEMENT : 0;
+    /* k:optional: the property's first step says "the event may end here" (top level only) */
+    uint8_t opt_flag = p->optional && depth == 0 ? ETL_STEP_OPTIONAL : 0;
+    if (is_array && opt_flag)
+        c->b->steps[array_at].flags |= opt_flag;
 
     if (p->is_struct) {
         etl_schema_step st = {0};
         st.op = ETL_OP_STRUCT_BEGIN;
         st.count = p->member_count;
         st.depth = elem_depth;
-        st.flags = elem_flag;
+        st.flags = (uint8_t)(elem_flag | (is_array ? 0 : opt_flag));
         st.name = name;
         st.match = UINT32_MAX;
         uint32_t begin = add_step(c, &st);
@@ -309,7 +322,7 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
         vs.in_type = p->in_type;
         vs.out_type = p->out_type;
         vs.depth = elem_depth;
-        vs.flags = elem_flag;
+        vs.flags = (uint8_t)(elem_flag | (is_array ? 0 : opt_flag));
         vs.name = name;
         if (c->slot_of[i] != NO_SLOT && !is_array) {
             vs.flags |= ETL_STEP_REFSLOT;
@@ -378,12 +391,15 @@ static void assign_slots(mf_ctx *c)
     c->b->ref_slots = next;
 }
 
-size_t etl_mf_event_display_name(const etl_mf_event *e, char *out, size_t cap)
+/* The display name under either rule: manifests leave opcode 0 out, classic events show it when
+ * it is named (FileIo type 0 is "Name"). */
+static size_t display_name(const etl_mf_event *e, bool classic, char *out, size_t cap)
 {
     int n;
     if (!cap)
         return 0;
-    bool opcode_shown = e->opcode != 0 && e->opcode_name && *e->opcode_name && strcmp(e->opcode_name, "Info") != 0;
+    bool opcode_shown = (classic || e->opcode != 0) && e->opcode_name && *e->opcode_name &&
+                        strcmp(e->opcode_name, "Info") != 0;
     if (e->name && *e->name)
         n = snprintf(out, cap, "%s", e->name);
     else if (e->task_name && *e->task_name)
@@ -397,10 +413,27 @@ size_t etl_mf_event_display_name(const etl_mf_event *e, char *out, size_t cap)
     return (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+size_t etl_mf_event_display_name(const etl_mf_event *e, char *out, size_t cap)
+{
+    return display_name(e, false, out, cap);
+}
+
+size_t etl_mf_classic_display_name(const etl_mf_event *e, char *out, size_t cap)
+{
+    return display_name(e, true, out, cap);
+}
+
 etl_status etl_mf_compile(etl_schema_builder *b, const etl_mf_provider *p, const etl_mf_event *e,
                           uint8_t pointer_size, const char *origin, etl_error *err)
 {
-    etl_schema_builder_reset(b, ETL_SCHEMA_MANIFEST, pointer_size == 4 ? 4 : 8);
+    return etl_mf_compile_as(b, p, e, pointer_size, origin, ETL_SCHEMA_MANIFEST, err);
+}
+
+etl_status etl_mf_compile_as(etl_schema_builder *b, const etl_mf_provider *p, const etl_mf_event *e,
+                             uint8_t pointer_size, const char *origin, uint8_t source, etl_error *err)
+{
+    bool classic = source == ETL_SCHEMA_CLASSIC;
+    etl_schema_builder_reset(b, classic ? ETL_SCHEMA_CLASSIC : ETL_SCHEMA_MANIFEST, pointer_size == 4 ? 4 : 8);
     mf_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory compiling a manifest event");
@@ -410,7 +443,7 @@ etl_status etl_mf_compile(etl_schema_builder *b, const etl_mf_provider *p, const
     c->pointer_size = pointer_size == 4 ? 4 : 8;
 
     char name[ETL_MF_MAX_EVENT_NAME];
-    size_t nlen = etl_mf_event_display_name(e, name, sizeof name);
+    size_t nlen = display_name(e, classic, name, sizeof name);
     b->event_name = etl_schema_builder_add_string(b, name, nlen);
     b->provider_name = add_str(b, p->name);
     b->task_name = add_str(b, e->task_name);

@@ -129,6 +129,7 @@ void etl_schema_builder_reset(etl_schema_builder *b, uint8_t source, uint8_t poi
     b->channel_name = b->keywords_name = b->message = b->origin = 0;
     b->schema_version = 0;
     b->ref_slots = 0;
+    b->unknown = false;
     b->failed_nomem = false;
     /* offset 0 is always the empty string, so a name that failed to copy still reads as "" */
     etl_schema_builder_add_string(b, "", 0);
@@ -292,6 +293,7 @@ etl_schema *etl_schema_builder_emit(const etl_schema_builder *b, void *mem, cons
     s->origin = b->origin;
     s->schema_version = b->schema_version;
     s->ref_slots = b->ref_slots;
+    s->unknown = b->unknown;
     s->steps = steps;
     s->strings = strings;
     s->strings_len = b->strings_len;

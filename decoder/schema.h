@@ -211,14 +211,19 @@ typedef enum etl_size_rule {
 typedef enum etl_count_rule {
     ETL_COUNT_CONST = 0, /* `count` in the step */
     ETL_COUNT_U16,       /* a u16 in the payload just before the elements */
-    ETL_COUNT_REF        /* the value in slot `ref` (a field read earlier) */
+    ETL_COUNT_REF,       /* the value in slot `ref` (a field read earlier) */
+    ETL_COUNT_REST       /* as many fixed-size elements as the rest of the payload holds, at
+                            most `count` (classic kernel events: StackWalk's frames) */
 } etl_count_rule;
 
 /* Step flags. */
 enum {
     ETL_STEP_ELEMENT = 0x01, /* this step (VALUE, CUSTOM, STRUCT_BEGIN/END) is an array's element */
     ETL_STEP_REFSLOT = 0x02, /* VALUE: keep the value in slot `slot` for later SIZE_REF/COUNT_REF */
-    ETL_STEP_MAP = 0x04      /* VALUE: `data`/`data_len` hold a compiled value or bit map */
+    ETL_STEP_MAP = 0x04,     /* VALUE: `data`/`data_len` hold a compiled value or bit map */
+    ETL_STEP_OPTIONAL = 0x08 /* top-level VALUE/ARRAY_BEGIN/STRUCT_BEGIN: when the payload ends
+                                exactly here, the event is complete (this field and the ones
+                                after it are absent: a shorter form of the same class version) */
 };
 
 /* Reference slots per program: distinct fields whose value sizes or counts another field.  Real
@@ -258,7 +263,8 @@ typedef struct etl_schema_step {
     uint16_t reserved;
 } etl_schema_step;
 
-/* Schema sources. */
+/* Schema sources: TraceLogging metadata; manifests (files, EventSource manifests, schemas carried
+ * in the trace); classic kernel and MOF events (the project's kernel class document). */
 enum { ETL_SCHEMA_TRACELOGGING = 1, ETL_SCHEMA_MANIFEST = 2, ETL_SCHEMA_CLASSIC = 3 };
 
 /* A compiled schema.  Read-only once built; safe to share between threads. */
@@ -288,6 +294,9 @@ typedef struct etl_schema {
     uint8_t schema_version;   /* manifests: the version of the definition compiled (it can be
                                  lower than the record's: see mf_schema.h) */
     uint8_t ref_slots;        /* reference slots the program uses */
+    bool unknown;             /* no source describes the event: its name is made from its key
+                                 ("Process/Opcode(99)") and the program is one UNSUPPORTED step
+                                 that hands out the payload raw (classic events) */
 } etl_schema;
 
 static inline const char *etl_schema_str(const etl_schema *s, uint32_t off)
@@ -337,6 +346,7 @@ typedef struct etl_schema_builder {
     uint32_t provider_name, task_name, opcode_name, level_name, channel_name, keywords_name, message, origin;
     uint8_t schema_version;
     uint8_t ref_slots;
+    bool unknown;
     bool failed_nomem;
 } etl_schema_builder;
 

@@ -57,6 +57,7 @@ struct etl_schema_cache {
     uint32_t count, cap;
     table tl[2]; /* [0] 32-bit records, [1] 64-bit records */
     table mf[2]; /* manifest keys, same split */
+    table classic[2]; /* classic keys (class GUID, type, version), same split */
     absent_slot *absent; /* ABSENT_CAP slots, allocated on first use */
     uint32_t absent_used;
     table prov;
@@ -204,6 +205,8 @@ void etl_schema_cache_free(etl_schema_cache *c)
     etl_mem_free(&c->alloc, c->tl[1].slots);
     etl_mem_free(&c->alloc, c->mf[0].slots);
     etl_mem_free(&c->alloc, c->mf[1].slots);
+    etl_mem_free(&c->alloc, c->classic[0].slots);
+    etl_mem_free(&c->alloc, c->classic[1].slots);
     etl_mem_free(&c->alloc, c->absent);
     etl_mem_free(&c->alloc, c->prov.slots);
     etl_mem_free(&c->alloc, c->providers);
@@ -451,6 +454,54 @@ void etl_schema_cache_mf_forget(etl_schema_cache *c, const etl_guid *provider)
         }
         etl_mem_free(&c->alloc, old);
     }
+}
+
+/* ---- classic index ---------------------------------------------------------------------- */
+
+/* GUID (Windows layout), type, version: 18 bytes, so a classic key never equals a manifest key
+ * (19 bytes) even where a class GUID is also some provider's GUID. */
+#define CLASSIC_KEY_SIZE 18u
+
+static void classic_key(uint8_t key[CLASSIC_KEY_SIZE], const etl_guid *g, uint8_t type, uint8_t version)
+{
+    uint8_t mk[ETL_MF_KEY_SIZE];
+    mf_key(mk, g, 0, 0);
+    memcpy(key, mk, 16);
+    key[16] = type;
+    key[17] = version;
+}
+
+const etl_schema *etl_schema_cache_classic_find(etl_schema_cache *c, const etl_guid *cls, uint8_t type,
+                                                uint8_t version, uint8_t pointer_size)
+{
+    if (!c || !cls)
+        return NULL;
+    uint8_t key[CLASSIC_KEY_SIZE];
+    classic_key(key, cls, type, version);
+    c->stats.classic_lookups++;
+    const etl_schema *hit = table_find(c, &c->classic[pointer_size == 4 ? 0 : 1], hash_bytes(key, sizeof key), key,
+                                       sizeof key);
+    c->stats.classic_hits += hit != NULL;
+    return hit;
+}
+
+etl_status etl_schema_cache_classic_add(etl_schema_cache *c, const etl_schema_builder *b, const etl_guid *cls,
+                                        uint8_t type, uint8_t version, uint8_t pointer_size, const etl_schema **out,
+                                        etl_error *err)
+{
+    if (!c || !b || !cls || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or class");
+    uint8_t key[CLASSIC_KEY_SIZE];
+    classic_key(key, cls, type, version);
+    const etl_schema *s;
+    etl_status st = etl_schema_cache_add(c, b, key, sizeof key, &s, err);
+    if (st != ETL_OK)
+        return st;
+    if (!table_insert(c, &c->classic[pointer_size == 4 ? 0 : 1], hash_bytes(key, sizeof key), s->index))
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing the classic schema index");
+    c->stats.classic_compiles++;
+    *out = s;
+    return ETL_OK;
 }
 
 /* ---- provider names --------------------------------------------------------------------- */

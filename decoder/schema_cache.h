@@ -56,6 +56,9 @@ typedef struct etl_schema_cache_stats {
     uint64_t mf_hits;
     uint64_t mf_absent_hits; /* answered by the negative cache */
     uint64_t mf_compiles;
+    uint64_t classic_lookups; /* classic-key lookups */
+    uint64_t classic_hits;
+    uint64_t classic_compiles;
 } etl_schema_cache_stats;
 
 /* NULL allocator = libc.  NULL when out of memory. */
@@ -103,6 +106,18 @@ void etl_schema_cache_mf_absent(etl_schema_cache *c, const etl_guid *provider, u
  * `provider` (all providers when NULL) so their keys are resolved again.  The schemas stay in
  * the arena (pointers and indexes handed out remain valid). */
 void etl_schema_cache_mf_forget(etl_schema_cache *c, const etl_guid *provider);
+
+/* ---- classic events ---------------------------------------------------------------------- */
+
+/* Classic kernel and MOF events are keyed the classic way - (class GUID, event type, class
+ * version) and the record's pointer size - in an index of their own, never mixed with manifest
+ * keys (a classic type is not an event id).  Events no source describes are compiled too (an
+ * `unknown` schema, schema.h) and indexed like the others, so each key costs one compile. */
+const etl_schema *etl_schema_cache_classic_find(etl_schema_cache *c, const etl_guid *cls, uint8_t type,
+                                                uint8_t version, uint8_t pointer_size);
+etl_status etl_schema_cache_classic_add(etl_schema_cache *c, const etl_schema_builder *b, const etl_guid *cls,
+                                        uint8_t type, uint8_t version, uint8_t pointer_size, const etl_schema **out,
+                                        etl_error *err);
 
 /* ---- provider names --------------------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "carried.h"
+#include "classic.h"
 #include "error.h"
 #include "etl_format.h"
 #include "eventsource.h"
@@ -49,6 +50,11 @@ struct etl_schemas {
     etl_es_collector *es;
     GHashTable *warned;          /* "fileA\nfileB\nguid" pairs already reported */
     const etl_schema *string_only[2]; /* STRING_ONLY events' built-in schema, 32-/64-bit */
+    /* classic events: the built-in kernel class document, indexed by class GUID apart from
+     * the manifest layers (read on first use) */
+    GHashTable *classic_index;   /* etl_guid* -> GPtrArray of prov_ref* */
+    source *classic_src;
+    bool classic_tried;
     uint32_t record_reports;
     etl_schemas_stats stats;
 };
@@ -132,6 +138,10 @@ void etl_schemas_free(etl_schemas *s)
         g_hash_table_destroy(s->index[l]); /* before the sources: keys point into them */
         g_ptr_array_free(s->sources[l], TRUE);
     }
+    if (s->classic_index)
+        g_hash_table_destroy(s->classic_index);
+    if (s->classic_src)
+        source_free(s->classic_src);
     etl_carried_free(s->carried);
     etl_es_collector_free(s->es);
     g_hash_table_destroy(s->warned);
@@ -241,6 +251,22 @@ static void check_disagreements(etl_schemas *s, GPtrArray *earlier, const prov_r
     g_free(example);
 }
 
+/* A provider's events by (id, version): the first definition of a key wins (manifests should
+ * not repeat one; if they do, document order decides). */
+static prov_ref *new_prov_ref(const etl_mf_provider *p, const source *src)
+{
+    prov_ref *r = g_new0(prov_ref, 1);
+    r->p = p;
+    r->src = src;
+    r->events = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (uint32_t k = 0; k < p->event_count; k++) {
+        gpointer key = ev_key(p->events[k].id, p->events[k].version);
+        if (!g_hash_table_contains(r->events, key))
+            g_hash_table_insert(r->events, key, (gpointer)&p->events[k]);
+    }
+    return r;
+}
+
 /* Index a parsed manifest as a source of `kind` (takes ownership of m). */
 static void add_source(etl_schemas *s, etl_manifest *m, etl_schemas_source kind, const char *origin)
 {
@@ -252,17 +278,7 @@ static void add_source(etl_schemas *s, etl_manifest *m, etl_schemas_source kind,
     g_ptr_array_add(s->sources[kind], src);
     for (uint32_t i = 0; i < etl_manifest_provider_count(m); i++) {
         const etl_mf_provider *p = etl_manifest_provider(m, i);
-        prov_ref *r = g_new0(prov_ref, 1);
-        r->p = p;
-        r->src = src;
-        r->events = g_hash_table_new(g_direct_hash, g_direct_equal);
-        /* the first definition of a key within one provider wins (manifests should not repeat
-         * one; if they do, document order decides) */
-        for (uint32_t k = 0; k < p->event_count; k++) {
-            gpointer key = ev_key(p->events[k].id, p->events[k].version);
-            if (!g_hash_table_contains(r->events, key))
-                g_hash_table_insert(r->events, key, (gpointer)&p->events[k]);
-        }
+        prov_ref *r = new_prov_ref(p, src);
         GPtrArray *list = g_hash_table_lookup(s->index[kind], &p->guid);
         if (!list) {
             list = g_ptr_array_new_with_free_func(prov_ref_free);
@@ -608,10 +624,178 @@ etl_status etl_schemas_lookup_key(etl_schemas *s, const etl_guid *g, uint16_t id
     return etl_schema_cache_mf_add(s->cache, &s->builder, g, id, version, ptr, out, err);
 }
 
+/* ---- classic events ------------------------------------------------------------------------ */
+
+/* Read the built-in kernel class document into the classic index (once). */
+static GHashTable *classic_index(etl_schemas *s)
+{
+    if (s->classic_tried)
+        return s->classic_index;
+    s->classic_tried = true;
+    etl_manifest *m;
+    etl_error err;
+    if (etl_manifest_parse((const char *)etl_kernel_classes_man, etl_kernel_classes_man_len, ETL_KERNEL_CLASSES_ORIGIN,
+                           &m, &err) != ETL_OK) {
+        /* a build defect, not an input problem: say so, and classic events show unknown */
+        report(s, ETL_SCHEMAS_ERROR, "the built-in kernel class document does not parse: %s", err.message);
+        return NULL;
+    }
+    source *src = g_new0(source, 1);
+    src->m = m;
+    src->kind = ETL_SCHEMAS_FILE;
+    src->origin = g_strdup(ETL_KERNEL_CLASSES_ORIGIN);
+    s->classic_src = src;
+    s->classic_index = new_index();
+    /* a class may be split over several <provider>s of the same GUID (events Windows tools
+     * show under another provider name): all of them are searched, in document order */
+    for (uint32_t i = 0; i < etl_manifest_provider_count(m); i++) {
+        const etl_mf_provider *p = etl_manifest_provider(m, i);
+        GPtrArray *list = g_hash_table_lookup(s->classic_index, &p->guid);
+        if (!list) {
+            list = g_ptr_array_new_with_free_func(prov_ref_free);
+            g_hash_table_insert(s->classic_index, (gpointer)&p->guid, list);
+        }
+        g_ptr_array_add(list, new_prov_ref(p, src));
+    }
+    return s->classic_index;
+}
+
+/* The class's definition of (type, version), or the highest lower version (*older set). */
+static const etl_mf_event *classic_resolve(GPtrArray *list, uint8_t type, uint8_t version, const prov_ref **from,
+                                           bool *older)
+{
+    *older = false;
+    for (int v = version; v >= 0; v--) {
+        for (guint i = 0; list && i < list->len; i++) {
+            const prov_ref *r = g_ptr_array_index(list, i);
+            const etl_mf_event *e = g_hash_table_lookup(r->events, ev_key(type, (uint8_t)v));
+            if (e) {
+                *from = r;
+                *older = v != version;
+                return e;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The schema of a classic event no source describes: named from what is known of its key
+ * ("Process/Opcode(99)", "Group(0x55)/Opcode(3)", "Process/Start" when only the version is
+ * new), its payload handed out raw by one UNSUPPORTED step that says why. */
+static etl_status compile_unknown(etl_schemas *s, GPtrArray *list, const etl_classic_key *k, uint8_t ptr,
+                                  etl_error *err)
+{
+    etl_schema_builder *b = &s->builder;
+    etl_schema_builder_reset(b, ETL_SCHEMA_CLASSIC, ptr);
+    b->unknown = true;
+    b->schema_version = k->version;
+    const etl_mf_provider *p = list && list->len ? ((const prov_ref *)g_ptr_array_index(list, 0))->p : NULL;
+    const char *pname = p ? p->name : !k->known ? "Windows Kernel" : NULL;
+    const char *task = p && p->task_count ? p->tasks[0].display : NULL;
+    const char *op = NULL;
+    for (guint i = 0; list && i < list->len && !op; i++) {
+        const etl_mf_provider *q = ((const prov_ref *)g_ptr_array_index(list, i))->p;
+        for (uint32_t o = 0; o < q->opcode_count && !op; o++)
+            if (q->opcodes[o].value == k->type && strcmp(q->opcodes[o].display, "Info") != 0)
+                op = q->opcodes[o].display;
+    }
+    char group[24], opbuf[24], name[ETL_MF_MAX_EVENT_NAME];
+    if (!task && !k->known) {
+        snprintf(group, sizeof group, "Group(0x%02X)", (unsigned)k->group);
+        task = group;
+    }
+    if (!op) {
+        snprintf(opbuf, sizeof opbuf, "Opcode(%u)", (unsigned)k->type);
+        op = opbuf;
+    }
+    int n = task ? snprintf(name, sizeof name, "%s/%s", task, op) : snprintf(name, sizeof name, "%s", op);
+    b->event_name = etl_schema_builder_add_string(b, name, n > 0 ? (size_t)n : 0);
+    if (pname)
+        b->provider_name = etl_schema_builder_add_string(b, pname, strlen(pname));
+    if (task && task != group)
+        b->task_name = etl_schema_builder_add_string(b, task, strlen(task));
+    b->opcode_name = etl_schema_builder_add_string(b, op, strlen(op));
+    b->origin = etl_schema_builder_add_string(b, ETL_KERNEL_CLASSES_ORIGIN, strlen(ETL_KERNEL_CLASSES_ORIGIN));
+    char g[ETL_GUID_STR_SIZE];
+    etl_format_guid(&k->cls, g);
+    if (!k->known)
+        etl_schema_builder_unsupported(b, "kernel group 0x%02X has no known class: its events are not described",
+                                       (unsigned)k->group);
+    else if (!p)
+        etl_schema_builder_unsupported(b, "no description of classic event class {%s}", g);
+    else
+        etl_schema_builder_unsupported(b, "no layout known for %s %s type %u version %u", pname ? pname : "",
+                                       task ? task : g, (unsigned)k->type, (unsigned)k->version);
+    if (b->failed_nomem)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory");
+    return ETL_OK;
+}
+
+static etl_status classic_lookup(etl_schemas *s, const etl_classic_key *k, uint8_t pointer_size,
+                                 const etl_schema **out, etl_error *err)
+{
+    uint8_t ptr = pointer_size == 4 ? 4 : 8;
+    s->stats.lookups++;
+    const etl_schema *hit = etl_schema_cache_classic_find(s->cache, &k->cls, k->type, k->version, ptr);
+    if (hit) {
+        s->stats.not_found += hit->unknown;
+        s->stats.older_version += !hit->unknown && hit->schema_version != k->version;
+        *out = hit;
+        return ETL_OK;
+    }
+    GHashTable *index = classic_index(s);
+    GPtrArray *list = index && k->known ? g_hash_table_lookup(index, &k->cls) : NULL;
+    const prov_ref *from = NULL;
+    bool older = false;
+    const etl_mf_event *e = list ? classic_resolve(list, k->type, k->version, &from, &older) : NULL;
+    etl_status st;
+    if (e) {
+        etl_error cerr;
+        st = etl_mf_compile_as(&s->builder, from->p, e, ptr, from->src->origin, ETL_SCHEMA_CLASSIC, &cerr);
+        if (st == ETL_ERR_NOMEM)
+            return etl_fail(err, ETL_ERR_NOMEM, 0, "%s", cerr.message);
+        s->stats.older_version += older;
+    } else {
+        st = compile_unknown(s, list, k, ptr, err);
+        if (st != ETL_OK)
+            return st;
+        s->stats.not_found++;
+    }
+    return etl_schema_cache_classic_add(s->cache, &s->builder, &k->cls, k->type, k->version, ptr, out, err);
+}
+
+etl_status etl_schemas_lookup_classic(etl_schemas *s, const etl_guid *cls, uint8_t type, uint8_t version,
+                                      uint8_t pointer_size, const etl_schema **out, etl_error *err)
+{
+    if (!s || !cls || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no registry, class or result");
+    etl_classic_key k = {0};
+    k.cls = *cls;
+    k.type = type;
+    k.version = version;
+    k.known = true;
+    return classic_lookup(s, &k, pointer_size, out, err);
+}
+
+void etl_schemas_foreach_classic_event(etl_schemas *s, etl_schemas_classic_fn fn, void *ctx)
+{
+    if (!s || !fn || !classic_index(s))
+        return;
+    const etl_manifest *m = s->classic_src->m;
+    for (uint32_t pi = 0; pi < etl_manifest_provider_count(m); pi++) {
+        const etl_mf_provider *p = etl_manifest_provider(m, pi);
+        for (uint32_t ei = 0; ei < p->event_count; ei++)
+            fn(ctx, &p->guid, (uint8_t)p->events[ei].id, p->events[ei].version);
+    }
+}
+
 etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_schema **out, etl_error *err)
 {
     if (!s || !rec || !out)
         return etl_fail(err, ETL_ERR_ARG, 0, "no registry, record or result");
+    etl_classic_key ck;
+    if (etl_classic_key_of(rec, &ck))
+        return classic_lookup(s, &ck, rec->pointer_size, out, err);
     if ((rec->header_type != ETL_HT_EVENT_HEADER32 && rec->header_type != ETL_HT_EVENT_HEADER64) || !rec->has_provider)
         return etl_fail(err, ETL_ERR_ARG, 0, "only EVENT_HEADER records have manifest schemas");
     for (unsigned i = 0; i < rec->ext_count; i++)

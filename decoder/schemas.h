@@ -31,8 +31,9 @@
  * EventSource manifests of one provider (arrival order; a provider re-sending an identical
  * manifest is taken once).
  *
- * Records with a classic or WPP header never get a schema here (their ids collide across
- * providers); TraceLogging events describe themselves (fields.h) and are not looked up here.
+ * Records with a classic header are keyed the classic way, apart from all of the above (see
+ * etl_schemas_lookup_classic); WPP records get no schema here; TraceLogging events describe
+ * themselves (fields.h) and are not looked up here.
  *
  * Schemas in the trace can come after the events that need them: etl_schemas_prescan reads a
  * trace once (cheaply: records are framed, nothing is decoded) collecting MetaData records and
@@ -122,10 +123,24 @@ etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error 
  *   ETL_OK              *out set (its program may end in UNSUPPORTED: see etl_schema_reason);
  *   ETL_ERR_NOT_FOUND   no source defines the key: *err names provider, id and version and
  *                       says how to add a manifest;
- *   ETL_ERR_ARG         a record that never takes this path (classic, WPP, TraceLogging);
+ *   ETL_ERR_ARG         a record that never takes this path (WPP, TraceLogging, ...);
+ * Classic records always get a schema (see etl_schemas_lookup_classic).
  *   ETL_ERR_NOMEM / ETL_ERR_LIMIT from the cache.
  * A hit allocates nothing. */
 etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_schema **out, etl_error *err);
+/* Classic records (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE headers) take the classic
+ * path of etl_schemas_lookup: keyed by (class GUID, event type, class version, pointer size)
+ * (classic.h), from the kernel class document built into the library, in an index of their own.
+ * A version the document does not describe decodes with the highest lower version
+ * (schema_version says which); an event with no description at all gets an `unknown` schema
+ * (schema.h): named "Class/Opcode(N)" (or "Group(0xNN)/Opcode(N)" for an unknown kernel group)
+ * with the payload handed out raw and the reason - never an error. */
+etl_status etl_schemas_lookup_classic(etl_schemas *s, const etl_guid *cls, uint8_t type, uint8_t version,
+                                      uint8_t pointer_size, const etl_schema **out, etl_error *err);
+/* Every (class GUID, type, version) the kernel class document describes. */
+typedef void (*etl_schemas_classic_fn)(void *ctx, const etl_guid *cls, uint8_t type, uint8_t version);
+void etl_schemas_foreach_classic_event(etl_schemas *s, etl_schemas_classic_fn fn, void *ctx);
+
 /* The same by key. */
 etl_status etl_schemas_lookup_key(etl_schemas *s, const etl_guid *provider, uint16_t id, uint8_t version,
                                   uint8_t pointer_size, const etl_schema **out, etl_error *err);

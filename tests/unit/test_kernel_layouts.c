@@ -550,8 +550,13 @@ static void scan_capture(const doc *d, const char *dir, const char *file, GHashT
             guid_str(&g, gs);
             p = find_provider(d, &g);
         }
-        if (p)
-            e = etl_mf_find_event(p, r.opcode, r.version);
+        /* a class may be split over several <provider>s of one GUID (the events Windows
+         * tools show as MSNT_SystemTrace): the first that has the event */
+        for (uint32_t pi = 0; p && !e && pi < etl_manifest_provider_count(d->m); pi++) {
+            const etl_mf_provider *q = etl_manifest_provider(d->m, pi);
+            if (memcmp(&q->guid, &g, sizeof g) == 0 && (e = etl_mf_find_event(q, r.opcode, r.version)))
+                p = q;
+        }
         char *name = e   ? event_name(p, e)
                      : p ? g_strdup_printf("%s/%s/Opcode(%u)", p->name, p->task_count ? p->tasks[0].display : "?", r.opcode)
                          : g_strdup_printf("{%s}", gs);

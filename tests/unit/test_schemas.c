@@ -203,10 +203,17 @@ static void test_net452(const char *captures, const char *manifests)
     CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "GC/Start");
     CHECK_STR(etl_schema_str(sc, sc->origin), man);
-    /* a classic record never takes this path */
+    /* a classic record with the same GUID and numbers takes the classic path, never the
+     * manifest's keys: the class is not described, so it is an unknown classic event */
     etl_record classic = rec;
     classic.header_type = ETL_HT_FULL_HEADER64;
-    CHECK_EQ_U(etl_schemas_lookup(s, &classic, &sc, &err), ETL_ERR_ARG);
+    CHECK_EQ_U(etl_schemas_lookup(s, &classic, &sc, &err), ETL_OK);
+    CHECK(sc->unknown && sc->source == ETL_SCHEMA_CLASSIC);
+    CHECK(strstr(etl_schema_event_name(sc), "Opcode(") != NULL);
+    /* a WPP record never gets a schema here */
+    etl_record wpp = rec;
+    wpp.header_type = ETL_HT_MESSAGE;
+    CHECK_EQ_U(etl_schemas_lookup(s, &wpp, &sc, &err), ETL_ERR_ARG);
     g_free(man);
     etl_schemas_free(s);
     etl_schema_cache_free(c);

@@ -1,0 +1,55 @@
+/* classic.c - keys of classic records (classic.h). */
+#include "classic.h"
+
+#include <string.h>
+
+/* Group PROCESS's type 10 is the image load of the Image class (group 0x14). */
+#define HOOK_IMAGE_LOAD 0x030Au
+#define GROUP_IMAGE 0x14u
+
+bool etl_record_is_kernel_group(const etl_record *rec)
+{
+    switch (rec->header_type) {
+    case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+    case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool etl_record_is_classic(const etl_record *rec)
+{
+    switch (rec->header_type) {
+    case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64: case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
+        return true;
+    default:
+        return etl_record_is_kernel_group(rec);
+    }
+}
+
+bool etl_classic_key_of(const etl_record *rec, etl_classic_key *key)
+{
+    memset(key, 0, sizeof *key);
+    key->type = rec->opcode;
+    key->version = rec->version;
+    if (etl_record_is_kernel_group(rec)) {
+        key->group = rec->group;
+        unsigned group = rec->hook_id == HOOK_IMAGE_LOAD ? GROUP_IMAGE : rec->group;
+        key->known = etl_kernel_group_guid(group, &key->cls);
+        if (!key->known) {
+            /* a stand-in GUID per unknown group: never a real class GUID (its variant bits are
+             * the reserved "NCS" ones no generated GUID has) */
+            key->cls.data1 = 0x000000FFu;
+            key->cls.data2 = 0x0BAD;
+            key->cls.data3 = 0x6701;
+            key->cls.data4[7] = rec->group;
+        }
+        return true;
+    }
+    if (!etl_record_is_classic(rec) || !rec->has_provider)
+        return false;
+    key->cls = rec->provider;
+    key->known = true;
+    return true;
+}
