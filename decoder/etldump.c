@@ -83,6 +83,7 @@
 #include "fields.h"
 #include "json.h"
 #include "message.h"
+#include "process_context.h"
 #include "schema_cache.h"
 #include "schemas.h"
 #include "tl_schema.h"
@@ -419,6 +420,8 @@ static void write_tags(json_out *j, const etl_schema *s)
 typedef struct decode_ctx {
     etl_schema_cache *cache;
     etl_schemas *schemas;        /* manifest events' schemas; NULL when not decoding them */
+    etl_procs *procs;            /* process/thread lifetimes from the pre-scan; NULL when none */
+    etl_stack_links *links;      /* recent events, for StackWalk "stack_of" */
     etl_message_scratch msg;     /* scratch for message inserts */
     /* keys already reported on stderr as having no schema (bounded) */
     struct missing_key {
@@ -635,6 +638,19 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
         json_u64(j, r->tid);
     else
         json_null(j);
+    if (d->procs) {
+        etl_proc_info pi;
+        if (etl_procs_lookup(d->procs, r, &pi)) {
+            if (pi.pid != r->pid) {
+                json_key(j, "process_id");
+                json_u64(j, pi.pid);
+            }
+            if (pi.name) {
+                json_key(j, "process_name");
+                json_string(j, pi.name);
+            }
+        }
+    }
     json_key(j, "cpu");
     json_u64(j, r->cpu);
     json_key(j, "flags");
@@ -703,6 +719,18 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
     if (r->problem != ETL_OK) {
         json_key(j, "problem");
         json_string(j, r->problem_text);
+    }
+    if (d->links) {
+        uint64_t key_ts, at;
+        uint32_t tid;
+        if (etl_stackwalk_target_key(r, &key_ts, &tid)) {
+            if (etl_stack_links_find(d->links, key_ts, tid, &at)) {
+                json_key(j, "stack_of");
+                json_u64(j, at);
+            }
+        } else if (etl_procs_event_key(d->procs, r, &key_ts, &tid)) {
+            etl_stack_links_add(d->links, key_ts, tid, r->position);
+        }
     }
     if (r->header_type == ETL_HT_EVENT_HEADER32 || r->header_type == ETL_HT_EVENT_HEADER64)
         write_decoded(j, d, r);
@@ -823,6 +851,39 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
     json_key(j, "time_zone");
     json_string(j, lf->tz_standard_name);
     json_end_object(j);
+}
+
+/* One pass over the trace before decoding: the schemas it carries (MetaData records,
+ * EventSource manifest chunks) and its process and thread events, so that every record
+ * decodes and is named whatever its position. */
+static etl_status prescan(decode_ctx *d, const char *path, etl_error *err)
+{
+    etl_options opt = {0};
+    opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
+    etl_reader *r;
+    etl_status st = etl_reader_open_file(path, &opt, &r, err);
+    if (st != ETL_OK)
+        return st;
+    etl_record rec;
+    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
+        switch (rec.header_type) {
+        case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
+            etl_schemas_observe(d->schemas, &rec, NULL);
+            break;
+        case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64:
+            etl_schemas_observe(d->schemas, &rec, NULL);
+            etl_procs_observe(d->procs, &rec);
+            break;
+        default:
+            etl_procs_observe(d->procs, &rec);
+            break;
+        }
+    }
+    etl_error p;
+    while (etl_reader_next_problem(r, &p))
+        ; /* damage is the decoding pass's to report */
+    etl_reader_close(r);
+    return st == ETL_END ? ETL_OK : st;
 }
 
 /* ---- main ------------------------------------------------------------------------------- */
@@ -951,8 +1012,10 @@ int main(int argc, char **argv)
             etl_schemas_add_path(dctx.schemas, manifest_paths[i]);
         if (etl_schemas_env_path())
             etl_schemas_add_path(dctx.schemas, etl_schemas_env_path());
+        dctx.procs = etl_procs_new(dctx.schemas);
+        dctx.links = etl_stack_links_new(0);
         etl_error perr;
-        if (etl_schemas_prescan_file(dctx.schemas, path, &perr) != ETL_OK)
+        if (prescan(&dctx, path, &perr) != ETL_OK)
             fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", path, perr.message);
     }
 
@@ -1088,6 +1151,8 @@ int main(int argc, char **argv)
     free(exts.v);
     free(provs.v);
     free(reasons);
+    etl_stack_links_free(dctx.links);
+    etl_procs_free(dctx.procs);
     etl_schemas_free(dctx.schemas);
     etl_schema_cache_free(cache);
     etl_reader_close(r);

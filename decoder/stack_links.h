@@ -1,0 +1,51 @@
+/* stack_links.h - a bounded map of recent events by (raw timestamp, thread), to join kernel
+ * StackWalk events to the event whose stack they carry.
+ *
+ * The kernel logs a stack walk right after its event, on the same processor, naming the event
+ * by its timestamp and thread (process_context.h: etl_stackwalk_target_key).  A reader that
+ * goes through the trace in order remembers every other event under its key
+ * (etl_stack_event_key or etl_procs_event_key) with an id of its choosing (a record position,
+ * a frame number), and asks for a stack's target key.  Only the last `capacity` events are
+ * remembered: a stack whose event is older than that (or not in the trace, e.g. lost) is not
+ * linked.
+ *
+ * Matching: the event remembered under exactly (ts, tid); else, when none, one remembered
+ * under (ts, ETL_NO_ID) - an event whose key had no thread (a PERFINFO header read without
+ * its payload).  When several events share a key the latest remembered wins.
+ *
+ * Fixed memory (allocated once in etl_stack_links_new); adding and finding allocate nothing. */
+#ifndef ETL_STACK_LINKS_H
+#define ETL_STACK_LINKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Events remembered by default.  A stack walk follows its event within a few records of the
+ * same processor; in time order other processors' events come between, a few per processor. */
+#define ETL_STACK_LINKS_DEFAULT_CAPACITY 4096u
+/* Largest capacity accepted. */
+#define ETL_STACK_LINKS_MAX_CAPACITY (1u << 24)
+
+typedef struct etl_stack_links etl_stack_links;
+
+/* capacity 0 = ETL_STACK_LINKS_DEFAULT_CAPACITY; larger than the maximum is cut to it.
+ * NULL when out of memory. */
+etl_stack_links *etl_stack_links_new(uint32_t capacity);
+void etl_stack_links_free(etl_stack_links *l);
+/* Forget everything (a new pass over the trace). */
+void etl_stack_links_clear(etl_stack_links *l);
+
+/* Remember an event: the oldest remembered one is forgotten when full. */
+void etl_stack_links_add(etl_stack_links *l, uint64_t ts_raw, uint32_t tid, uint64_t id);
+/* The id of the event with this key (matching rule above); false when none is remembered. */
+bool etl_stack_links_find(const etl_stack_links *l, uint64_t ts_raw, uint32_t tid, uint64_t *id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_STACK_LINKS_H */
