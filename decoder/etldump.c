@@ -20,6 +20,25 @@
  * Before decoding, etldump reads the trace once to collect the schemas it carries (MetaData
  * records, EventSource manifest chunks), so every event decodes whatever its position.
  *
+ * Process context.  The same pre-pass collects the kernel's process and thread events
+ * (process_context.h), and every record gets, after "tid":
+ *   "process_id"     the process the record belongs to, when it is not the header's "pid": taken
+ *                    from the thread (headers without a pid - PERFINFO: Sample, DiskIO
+ *                    completions, ... - through the payload's thread id and the thread's
+ *                    process at the record's time), or from the payload (StackWalk
+ *                    StackProcess, TcpIp PID; Process, Thread, Image and SystemConfig Services
+ *                    events name their subject process: Process/Start is the new process's);
+ *   "process_name"   that process's image file name as the kernel logged it ("svchost.exe"),
+ *                    from its Start or rundown event - rundowns at the end of the trace name
+ *                    processes from its start - and per lifetime when an id is reused; "Idle"
+ *                    and "System" for ids 0 and 4 when no event names them.  Absent when
+ *                    unknown.
+ * Stack walks.  Kernel StackWalk events (Stack, StackKeyKernel, StackKeyUser) get
+ *   "stack_of"       the "position" of the event whose stack they carry: the event with the
+ *                    walk's EventTimeStamp and StackThread among the last 16384 classic records
+ *                    (ETL_STACK_LINKS_DEFAULT_CAPACITY; stack_links.h); absent when that event
+ *                    is older or not in the trace.
+ *
  * Decoded fields.  EVENT_HEADER records get, after "ext" (and "problem"):
  *   "provider_name"  TraceLogging: the provider name from the record's PROV_TRAITS, or the one
  *                    last seen in PROV_TRAITS for the same provider GUID (so a provider's events
@@ -728,7 +747,7 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
                 json_key(j, "stack_of");
                 json_u64(j, at);
             }
-        } else if (etl_procs_event_key(d->procs, r, &key_ts, &tid)) {
+        } else if (etl_record_is_classic(r) && etl_procs_event_key(d->procs, r, &key_ts, &tid)) {
             etl_stack_links_add(d->links, key_ts, tid, r->position);
         }
     }

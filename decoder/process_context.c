@@ -30,6 +30,9 @@ static const etl_guid CLASS_IMAGE = {0x2cb15d1d, 0x5fc1, 0x11d2, {0xab, 0xe1, 0x
 static const etl_guid CLASS_SYSCONFIG = {0x01853a65, 0x418f, 0x4f36, {0xae, 0xfc, 0xdc, 0x0f, 0x1d, 0x2f, 0xd2, 0x35}};
 static const etl_guid CLASS_STACKWALK = {0xdef2fe46, 0x7bd6, 0x4b80, {0xbd, 0x94, 0xf5, 0x7f, 0xe2, 0x0d, 0x0c, 0xe3}};
 
+/* Kernel groups (HookId high byte) of those classes (etw-formats.md 9.2). */
+enum { GROUP_PROCESS = 0x03, GROUP_THREAD = 0x05, GROUP_STACKWALK = 0x18 };
+
 /* Event types (EVENT_TRACE_TYPE_*) of the Process and Thread classes. */
 enum {
     TYPE_START = 1,
@@ -86,8 +89,18 @@ typedef struct plan {
     uint8_t pid_size, tid_size;
 } plan;
 
+/* Kernel-group records' schemas by (hook, version, pointer size): a direct-mapped memo in
+ * front of the registry's lookup, which hashes the whole classic key. */
+#define HOOK_MEMO_SIZE 1024u
+typedef struct hook_memo {
+    const etl_schema *schema; /* NULL: empty */
+    uint16_t hook;
+    uint8_t version, pointer_size;
+} hook_memo;
+
 struct etl_procs {
     etl_schemas *schemas;
+    hook_memo memo[HOOK_MEMO_SIZE];
     GHashTable *procs;    /* pid -> entity */
     GHashTable *threads;  /* tid -> entity */
     GPtrArray *names;     /* name index -> interned string */
@@ -377,8 +390,20 @@ typedef struct payload_ids {
 
 static const plan *plan_of(etl_procs *p, const etl_record *rec, const etl_schema **schema)
 {
+    if (!p->schemas || !etl_record_is_classic(rec))
+        return NULL;
+    hook_memo *m = NULL;
+    if (etl_record_is_kernel_group(rec)) {
+        m = &p->memo[(rec->hook_id ^ (unsigned)rec->version * 0x9Du ^ rec->pointer_size) & (HOOK_MEMO_SIZE - 1u)];
+        if (m->schema && m->hook == rec->hook_id && m->version == rec->version &&
+            m->pointer_size == rec->pointer_size) {
+            *schema = m->schema;
+            const plan *pl = &p->plans[m->schema->index];
+            return pl; /* a memo entry exists only once its plan is made */
+        }
+    }
     etl_classic_key k;
-    if (!p->schemas || !etl_record_is_classic(rec) || !etl_classic_key_of(rec, &k) || !k.known)
+    if (!etl_classic_key_of(rec, &k) || !k.known)
         return NULL;
     const etl_schema *s;
     if (etl_schemas_lookup_classic(p->schemas, &k.cls, k.type, k.version, rec->pointer_size, &s, NULL) != ETL_OK)
@@ -402,6 +427,8 @@ static const plan *plan_of(etl_procs *p, const etl_record *rec, const etl_schema
     plan *pl = &p->plans[s->index];
     if (!pl->known)
         make_plan(pl, s, &k);
+    if (m)
+        *m = (hook_memo){.schema = s, .hook = rec->hook_id, .version = rec->version, .pointer_size = rec->pointer_size};
     return pl;
 }
 
@@ -515,6 +542,9 @@ static void observe_process(etl_procs *p, const etl_record *rec, const etl_schem
 void etl_procs_observe(etl_procs *p, const etl_record *rec)
 {
     if (!p || !rec || !p->schemas || !etl_record_is_classic(rec))
+        return;
+    /* the common case, cheaply: a kernel-group record of another group */
+    if (etl_record_is_kernel_group(rec) && rec->group != GROUP_PROCESS && rec->group != GROUP_THREAD)
         return;
     etl_classic_key k;
     if (!etl_classic_key_of(rec, &k) || !k.known)
@@ -644,12 +674,13 @@ bool etl_procs_event_key(etl_procs *p, const etl_record *rec, uint64_t *ts_raw, 
 
 bool etl_record_is_stackwalk(const etl_record *rec)
 {
-    etl_classic_key k;
-    if (!rec || !etl_record_is_classic(rec) || !etl_classic_key_of(rec, &k) || !k.known)
+    if (!rec || !etl_record_is_classic(rec))
         return false;
-    if (k.type != TYPE_STACK && k.type != TYPE_STACK_KEY_KERNEL && k.type != TYPE_STACK_KEY_USER)
+    if (rec->opcode != TYPE_STACK && rec->opcode != TYPE_STACK_KEY_KERNEL && rec->opcode != TYPE_STACK_KEY_USER)
         return false;
-    return etl_guid_equal(&k.cls, &CLASS_STACKWALK);
+    if (etl_record_is_kernel_group(rec))
+        return rec->group == GROUP_STACKWALK;
+    return rec->has_provider && etl_guid_equal(&rec->provider, &CLASS_STACKWALK);
 }
 
 /* The StackWalk class's first three properties are the same in every form the kernel logs

@@ -1,30 +1,31 @@
 /* stack_links.c - recent events by (timestamp, thread) for stack-walk joining (stack_links.h).
  *
- * A ring of the last `capacity` events and a chained hash over them: buckets hold the newest
- * ring slot of their chain, each slot the next older one.  The slot about to be overwritten is
- * unlinked from its chain first, so chains only ever hold live slots. */
+ * A ring of the last `capacity` events (a power of two) and a chained hash over them, linked
+ * by sequence numbers rather than slots: event n lives in slot n % capacity while n is one of
+ * the last `capacity` added, buckets hold the sequence number of their newest event and each
+ * event the one of the next older event in its bucket.  Adding never unlinks anything: a walk
+ * stops at the first number that has left the ring, so a chain only ever yields live events
+ * and adding is two stores. */
 #include "stack_links.h"
 
 #include <stdlib.h>
 
 #include "etl.h"
 
-#define NIL UINT32_MAX
-
 typedef struct slot {
     uint64_t ts;
     uint64_t id;
+    uint64_t seq;  /* sequence number of the event held (+1; 0 = never filled) */
+    uint64_t next; /* sequence number (+1) of the next older event in the bucket, 0 = none */
     uint32_t tid;
-    uint32_t next;   /* older slot in the same bucket, or NIL */
-    uint32_t bucket; /* the bucket it is chained in, NIL when the slot is free */
 } slot;
 
 struct etl_stack_links {
     slot *ring;
-    uint32_t capacity;
-    uint32_t head;   /* next slot to fill */
-    uint32_t *buckets;
-    uint32_t mask;   /* buckets - 1 (a power of two, at least 2 x capacity) */
+    uint64_t *buckets; /* sequence number (+1) of the newest event per bucket, 0 = none */
+    uint64_t added;    /* events added so far = the next sequence number */
+    uint32_t capacity; /* a power of two */
+    uint32_t mask;     /* buckets - 1 (twice the capacity) */
 };
 
 static uint32_t bucket_of(const etl_stack_links *l, uint64_t ts, uint32_t tid)
@@ -39,21 +40,20 @@ etl_stack_links *etl_stack_links_new(uint32_t capacity)
         capacity = ETL_STACK_LINKS_DEFAULT_CAPACITY;
     if (capacity > ETL_STACK_LINKS_MAX_CAPACITY)
         capacity = ETL_STACK_LINKS_MAX_CAPACITY;
+    uint32_t cap = 1;
+    while (cap < capacity)
+        cap <<= 1;
     etl_stack_links *l = calloc(1, sizeof *l);
     if (!l)
         return NULL;
-    uint32_t nb = 2;
-    while (nb < 2u * capacity)
-        nb <<= 1;
-    l->ring = malloc((size_t)capacity * sizeof *l->ring);
-    l->buckets = malloc((size_t)nb * sizeof *l->buckets);
+    l->ring = calloc(cap, sizeof *l->ring);
+    l->buckets = calloc(2u * (size_t)cap, sizeof *l->buckets);
     if (!l->ring || !l->buckets) {
         etl_stack_links_free(l);
         return NULL;
     }
-    l->capacity = capacity;
-    l->mask = nb - 1;
-    etl_stack_links_clear(l);
+    l->capacity = cap;
+    l->mask = 2u * cap - 1u;
     return l;
 }
 
@@ -69,39 +69,42 @@ void etl_stack_links_free(etl_stack_links *l)
 void etl_stack_links_clear(etl_stack_links *l)
 {
     for (uint32_t i = 0; i < l->capacity; i++)
-        l->ring[i].bucket = NIL;
+        l->ring[i].seq = 0;
     for (uint32_t i = 0; i <= l->mask; i++)
-        l->buckets[i] = NIL;
-    l->head = 0;
+        l->buckets[i] = 0;
+    l->added = 0;
 }
 
 void etl_stack_links_add(etl_stack_links *l, uint64_t ts_raw, uint32_t tid, uint64_t id)
 {
-    uint32_t s = l->head;
-    slot *e = &l->ring[s];
-    if (e->bucket != NIL) {
-        /* unlink the oldest event: it is the last of its chain */
-        uint32_t *link = &l->buckets[e->bucket];
-        while (*link != s && *link != NIL)
-            link = &l->ring[*link].next;
-        if (*link == s)
-            *link = e->next;
-    }
+    uint64_t n = l->added++;
+    slot *e = &l->ring[n & (l->capacity - 1u)];
     uint32_t b = bucket_of(l, ts_raw, tid);
     e->ts = ts_raw;
     e->tid = tid;
     e->id = id;
-    e->bucket = b;
+    e->seq = n + 1;
     e->next = l->buckets[b];
-    l->buckets[b] = s;
-    l->head = s + 1 == l->capacity ? 0 : s + 1;
+    l->buckets[b] = n + 1;
+}
+
+/* The live event with sequence number s (+1), or NULL once it has left the ring. */
+static const slot *live(const etl_stack_links *l, uint64_t s)
+{
+    if (s == 0 || l->added - (s - 1) > l->capacity)
+        return NULL;
+    const slot *e = &l->ring[(s - 1) & (l->capacity - 1u)];
+    return e->seq == s ? e : NULL;
 }
 
 static bool find_exact(const etl_stack_links *l, uint64_t ts, uint32_t tid, uint64_t *id)
 {
-    for (uint32_t s = l->buckets[bucket_of(l, ts, tid)]; s != NIL; s = l->ring[s].next)
-        if (l->ring[s].ts == ts && l->ring[s].tid == tid) {
-            *id = l->ring[s].id;
+    /* a chain holds at most `capacity` live events: the bound keeps the walk finite whatever */
+    uint32_t steps = 0;
+    for (const slot *e = live(l, l->buckets[bucket_of(l, ts, tid)]); e && steps++ < l->capacity;
+         e = live(l, e->next))
+        if (e->ts == ts && e->tid == tid) {
+            *id = e->id;
             return true;
         }
     return false;

@@ -7,7 +7,9 @@
  * (etl_stack_event_key or etl_procs_event_key) with an id of its choosing (a record position,
  * a frame number), and asks for a stack's target key.  Only the last `capacity` events are
  * remembered: a stack whose event is older than that (or not in the trace, e.g. lost) is not
- * linked.
+ * linked.  Only classic kernel events are stack-walk targets (events of other providers carry
+ * their stacks in extended data items), so a reader need remember only those
+ * (etl_record_is_classic).
  *
  * Matching: the event remembered under exactly (ts, tid); else, when none, one remembered
  * under (ts, ETL_NO_ID) - an event whose key had no thread (a PERFINFO header read without
@@ -24,15 +26,20 @@
 extern "C" {
 #endif
 
-/* Events remembered by default.  A stack walk follows its event within a few records of the
- * same processor; in time order other processors' events come between, a few per processor. */
-#define ETL_STACK_LINKS_DEFAULT_CAPACITY 4096u
+/* Events remembered by default.  A stack walk follows its event closely: in time order, on
+ * the captures, 2 records later at the median and 22 at the 99th percentile; but user-mode
+ * stacks are walked when the thread returns to user mode, and the deferred ones (StackKeyUser)
+ * and the stacks of events logged just before a rundown come thousands of records later
+ * (5504 at most on perfview_net452_x64_merged_compressed.etl).  16384 covers three times that
+ * in 640 KiB. */
+#define ETL_STACK_LINKS_DEFAULT_CAPACITY 16384u
 /* Largest capacity accepted. */
 #define ETL_STACK_LINKS_MAX_CAPACITY (1u << 24)
 
 typedef struct etl_stack_links etl_stack_links;
 
-/* capacity 0 = ETL_STACK_LINKS_DEFAULT_CAPACITY; larger than the maximum is cut to it.
+/* capacity 0 = ETL_STACK_LINKS_DEFAULT_CAPACITY; rounded up to a power of two; larger than the
+ * maximum is cut to it.
  * NULL when out of memory. */
 etl_stack_links *etl_stack_links_new(uint32_t capacity);
 void etl_stack_links_free(etl_stack_links *l);
