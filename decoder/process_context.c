@@ -1,9 +1,10 @@
 /* process_context.c - process and thread lifetimes from the kernel's events, and the process
  * of each record (process_context.h).
  *
- * Per id (process id, thread id) the events seen are kept sorted by time ("observations");
- * when a lookup needs an id whose observations changed, its lifetimes are rebuilt from them
- * (process_context.h says how), so events can arrive in any order.  Lifetimes of one id are
+ * Per id (process id, thread id) the events seen are kept sorted by time ("observations"),
+ * and its lifetimes are a left fold over them (process_context.h says how): an observation
+ * arriving in order is folded in at once; one arriving out of order marks the id, and the next
+ * lookup of it folds all its observations again - so events can arrive in any order.  Lifetimes of one id are
  * sorted by the time they begin; a lookup is a hash probe and a binary search.
  *
  * Payload fields are read through the record's classic schema: per schema, once, a plan says
@@ -152,33 +153,18 @@ const etl_procs_stats *etl_procs_get_stats(const etl_procs *p)
     return &p->stats;
 }
 
-/* Ids are keys of direct hashes: id + 1 so that id 0 is not the NULL key. */
-static entity *entity_get(GHashTable *t, uint32_t id, bool create, uint32_t *count)
+/* Ids are keys of direct hashes: id + 1 so that id 0 is not the NULL key.  NULL when absent
+ * (or, creating, past `limit` distinct ids). */
+static entity *entity_get(GHashTable *t, uint32_t id, bool create, uint32_t *count, uint32_t limit)
 {
     gpointer key = GUINT_TO_POINTER((guint)id + 1u);
     entity *e = g_hash_table_lookup(t, key);
-    if (!e && create) {
+    if (!e && create && *count < limit) {
         e = g_new0(entity, 1);
         g_hash_table_insert(t, key, e);
         (*count)++;
     }
     return e;
-}
-
-/* Insert keeping time order (ties in arrival order); mostly an append. */
-static void entity_add(entity *e, int64_t ts, uint8_t kind, uint32_t val)
-{
-    if (e->n_obs == e->cap_obs) {
-        e->cap_obs = e->cap_obs ? e->cap_obs * 2 : 4;
-        e->obs = g_renew(obs, e->obs, e->cap_obs);
-    }
-    uint32_t i = e->n_obs;
-    while (i > 0 && e->obs[i - 1].ts > ts)
-        i--;
-    memmove(&e->obs[i + 1], &e->obs[i], (size_t)(e->n_obs - i) * sizeof *e->obs);
-    e->obs[i] = (obs){.ts = ts, .val = val, .kind = kind};
-    e->n_obs++;
-    e->dirty = true;
 }
 
 static life *push_life(entity *e, int64_t from, int64_t end, uint32_t val)
@@ -192,54 +178,86 @@ static life *push_life(entity *e, int64_t from, int64_t end, uint32_t val)
     return l;
 }
 
-/* Lifetimes from the observations (see process_context.h):
+/* One step of the fold from observations (in time order) to lifetimes (process_context.h):
  *   Start    opens a lifetime at its time (closing one still open: its End was not seen);
  *   End      closes the open lifetime, or is a lifetime of its own that began after the
  *            previous one ended (its Start was before the trace);
  *   rundown  (DCStart, DCEnd, Defunct) names the open lifetime, or opens one that began
  *            after the previous one ended; a rundown naming another process than the open
  *            lifetime's means the id was reused unseen, and opens a new one at its time. */
+static void fold(entity *e, const obs *o)
+{
+    life *cur = e->n_lives ? &e->lives[e->n_lives - 1] : NULL;
+    bool open = cur && cur->end == INT64_MAX;
+    int64_t after = cur ? (cur->end == INT64_MAX ? o->ts : cur->end + 1) : INT64_MIN;
+    switch (o->kind) {
+    case OBS_START:
+        if (open && cur->from == o->ts && (cur->val == o->val || cur->val == NO_VAL)) {
+            cur->val = o->val; /* the same Start twice (merged traces) */
+            break;
+        }
+        if (open)
+            cur->end = o->ts - 1;
+        push_life(e, o->ts, INT64_MAX, o->val);
+        break;
+    case OBS_END:
+        if (open) {
+            cur->end = o->ts;
+            if (cur->val == NO_VAL)
+                cur->val = o->val;
+        } else {
+            push_life(e, after, o->ts, o->val);
+        }
+        break;
+    default:
+        if (open && (cur->val == NO_VAL || o->val == NO_VAL || cur->val == o->val)) {
+            if (cur->val == NO_VAL)
+                cur->val = o->val;
+        } else if (open) {
+            cur->end = o->ts - 1;
+            push_life(e, o->ts, INT64_MAX, o->val);
+        } else {
+            push_life(e, after, INT64_MAX, o->val);
+        }
+        break;
+    }
+}
+
 static void entity_build(entity *e)
 {
     e->n_lives = 0;
-    for (uint32_t i = 0; i < e->n_obs; i++) {
-        const obs *o = &e->obs[i];
-        life *cur = e->n_lives ? &e->lives[e->n_lives - 1] : NULL;
-        bool open = cur && cur->end == INT64_MAX;
-        int64_t after = cur ? (cur->end == INT64_MAX ? o->ts : cur->end + 1) : INT64_MIN;
-        switch (o->kind) {
-        case OBS_START:
-            if (open && cur->from == o->ts && (cur->val == o->val || cur->val == NO_VAL)) {
-                cur->val = o->val; /* the same Start twice (merged traces) */
-                break;
-            }
-            if (open)
-                cur->end = o->ts - 1;
-            push_life(e, o->ts, INT64_MAX, o->val);
-            break;
-        case OBS_END:
-            if (open) {
-                cur->end = o->ts;
-                if (cur->val == NO_VAL)
-                    cur->val = o->val;
-            } else {
-                push_life(e, after, o->ts, o->val);
-            }
-            break;
-        default:
-            if (open && (cur->val == NO_VAL || o->val == NO_VAL || cur->val == o->val)) {
-                if (cur->val == NO_VAL)
-                    cur->val = o->val;
-            } else if (open) {
-                cur->end = o->ts - 1;
-                push_life(e, o->ts, INT64_MAX, o->val);
-            } else {
-                push_life(e, after, INT64_MAX, o->val);
-            }
-            break;
-        }
-    }
+    for (uint32_t i = 0; i < e->n_obs; i++)
+        fold(e, &e->obs[i]);
     e->dirty = false;
+}
+
+/* Insert keeping time order (ties in arrival order).  In order and with the lifetimes up to
+ * date, fold it in at once; else the next lookup rebuilds.  False at the per-id limit. */
+static bool entity_add(entity *e, int64_t ts, uint8_t kind, uint32_t val)
+{
+    if (e->n_obs >= ETL_PROCS_MAX_EVENTS_PER_ID)
+        return false;
+    if (e->n_obs == e->cap_obs) {
+        e->cap_obs = e->cap_obs ? e->cap_obs * 2 : 4;
+        e->obs = g_renew(obs, e->obs, e->cap_obs);
+    }
+    /* the first later observation: binary search, ties go after */
+    uint32_t lo = 0, hi = e->n_obs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e->obs[mid].ts <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&e->obs[lo + 1], &e->obs[lo], (size_t)(e->n_obs - lo) * sizeof *e->obs);
+    e->obs[lo] = (obs){.ts = ts, .val = val, .kind = kind};
+    e->n_obs++;
+    if (lo == e->n_obs - 1 && !e->dirty)
+        fold(e, &e->obs[lo]);
+    else
+        e->dirty = true;
+    return true;
 }
 
 /* The lifetime a record at ts falls in: the last one begun at or before ts. */
@@ -272,6 +290,10 @@ static uint32_t intern_name(etl_procs *p, const char *s, size_t n)
     gpointer v = g_hash_table_lookup(p->name_idx, buf);
     if (v)
         return GPOINTER_TO_UINT(v) - 1u;
+    if (p->names->len >= ETL_PROCS_MAX_NAMES) {
+        p->stats.names_dropped++;
+        return NO_VAL;
+    }
     char *kept = g_string_chunk_insert(p->chunk, buf);
     uint32_t idx = p->names->len;
     g_ptr_array_add(p->names, kept);
@@ -527,15 +549,23 @@ static void observe_process(etl_procs *p, const etl_record *rec, const etl_schem
             p->stats.dropped++;
             return;
         }
+        entity *e = entity_get(p->threads, tid, true, &p->stats.threads, ETL_PROCS_MAX_THREADS);
+        if (!e || !entity_add(e, ts, kind, pid)) {
+            p->stats.dropped++;
+            return;
+        }
         p->stats.thread_events++;
-        entity_add(entity_get(p->threads, tid, true, &p->stats.threads), ts, kind, pid);
     } else {
         if (p->stats.process_events >= ETL_PROCS_MAX_PROCESS_EVENTS) {
             p->stats.dropped++;
             return;
         }
+        entity *e = entity_get(p->procs, pid, true, &p->stats.processes, ETL_PROCS_MAX_PROCESSES);
+        if (!e || !entity_add(e, ts, kind, name)) {
+            p->stats.dropped++;
+            return;
+        }
         p->stats.process_events++;
-        entity_add(entity_get(p->procs, pid, true, &p->stats.processes), ts, kind, name);
     }
 }
 
@@ -596,7 +626,7 @@ const char *etl_procs_name_at(etl_procs *p, uint32_t pid, int64_t ts_raw)
 {
     if (!p || pid == ETL_NO_ID)
         return NULL;
-    entity *e = entity_get(p->procs, pid, false, NULL);
+    entity *e = entity_get(p->procs, pid, false, NULL, 0);
     const life *l = e ? entity_at(e, ts_raw) : NULL;
     if (l && l->val != NO_VAL && l->val < p->names->len)
         return g_ptr_array_index(p->names, l->val);
@@ -612,7 +642,7 @@ uint32_t etl_procs_thread_pid_at(etl_procs *p, uint32_t tid, int64_t ts_raw)
 {
     if (!p || tid == ETL_NO_ID)
         return ETL_NO_ID;
-    entity *e = entity_get(p->threads, tid, false, NULL);
+    entity *e = entity_get(p->threads, tid, false, NULL, 0);
     const life *l = e ? entity_at(e, ts_raw) : NULL;
     return l && l->val != NO_VAL ? l->val : ETL_NO_ID;
 }

@@ -37,8 +37,12 @@
  * any order (file order or time order).  Lookups allocate nothing; lifetimes of an id are
  * rebuilt once after new events of that id arrive.
  *
- * Memory is bounded: past ETL_PROCS_MAX_PROCESS_EVENTS process events or
- * ETL_PROCS_MAX_THREAD_EVENTS thread events further ones are counted and ignored.
+ * Memory and work are bounded (limits below): events past the limits on events, distinct ids
+ * or events per id are counted (stats.dropped) and ignored; names past the limit on distinct
+ * names are kept as unknown.  Together about 100 MiB at worst, a few hundred KiB for real
+ * traces.  Events of one id arriving in time order are folded into its lifetimes as they come;
+ * one arriving out of order makes the next lookup of that id rebuild them (at most
+ * ETL_PROCS_MAX_EVENTS_PER_ID steps).
  *
  * Stack walks.  A kernel StackWalk/Stack event (class StackWalk, type 32) follows the event
  * whose stack it is and names it by (EventTimeStamp, StackThread): the raw timestamp of that
@@ -65,9 +69,17 @@ extern "C" {
 #endif
 
 /* Process events (Start/End/rundown) kept; a trace of a busy machine has a few thousand. */
-#define ETL_PROCS_MAX_PROCESS_EVENTS (1u << 20)
+#define ETL_PROCS_MAX_PROCESS_EVENTS (1u << 18)
 /* Thread events kept (Start/End/rundown); tens of thousands in a long trace. */
-#define ETL_PROCS_MAX_THREAD_EVENTS (4u << 20)
+#define ETL_PROCS_MAX_THREAD_EVENTS (1u << 20)
+/* Distinct process ids and thread ids kept (Windows hands out ids below 2^24, multiples of 4;
+ * real traces see hundreds of processes and thousands of threads). */
+#define ETL_PROCS_MAX_PROCESSES (1u << 16)
+#define ETL_PROCS_MAX_THREADS (1u << 18)
+/* Events kept per id: an id reused this often in one trace is not a real one. */
+#define ETL_PROCS_MAX_EVENTS_PER_ID 1024u
+/* Distinct image names kept. */
+#define ETL_PROCS_MAX_NAMES (1u << 16)
 /* Bytes of an image file name kept (the kernel logs at most 15 characters in EPROCESS, but
  * newer versions log longer ones): longer names are cut at a UTF-8 boundary. */
 #define ETL_PROCS_MAX_NAME 260u
@@ -78,6 +90,7 @@ typedef struct etl_procs_stats {
     uint64_t process_events;   /* process events taken */
     uint64_t thread_events;    /* thread events taken */
     uint64_t dropped;          /* events ignored at the limits above */
+    uint64_t names_dropped;    /* names not kept (ETL_PROCS_MAX_NAMES) */
     uint64_t undecodable;      /* process/thread events whose payload had no usable id */
     uint32_t processes;        /* distinct process ids seen */
     uint32_t threads;          /* distinct thread ids seen */

@@ -673,6 +673,48 @@ static void test_constructed(unsigned ptr)
     etlw_mem_release(&mem);
 }
 
+/* The per-id limit: a pid started more often than ETL_PROCS_MAX_EVENTS_PER_ID times keeps its
+ * first lifetimes, counts the rest as dropped, and lookups stay answered. */
+static void test_limits(void)
+{
+    const int64_t T0 = 1000000;
+    const unsigned n = ETL_PROCS_MAX_EVENTS_PER_ID + 76;
+    etlw_config c;
+    etlw_config_init(&c);
+    c.pointer_size = 8;
+    c.clock_type = ETLW_CLOCK_QPC;
+    c.header_timestamp = T0;
+    c.buffer_size = 65536;
+    c.num_cpus = 1;
+    etlw_mem mem = {0};
+    gen g = {NULL, 8};
+    CHECK(etlw_open(&g.w, &c, etlw_mem_sink(&mem, 8 << 20)) == ETLW_OK);
+    for (unsigned i = 0; i < n; i++) {
+        char name[32];
+        g_snprintf(name, sizeof name, "p%u.exe", i);
+        process_ev(&g, 1, T0 + 10 * (int64_t)i, 42, name);
+    }
+    CHECK(etlw_close(g.w) == ETLW_OK);
+    etlw_destroy(g.w);
+    ctx x;
+    ctx_init(&x);
+    etl_reader *r;
+    etl_error err;
+    etl_record rec;
+    CHECK(etl_reader_open_memory(mem.data, mem.len, NULL, &r, &err) == ETL_OK);
+    while (etl_reader_next(r, &rec, &err) == ETL_OK)
+        etl_procs_observe(x.procs, &rec);
+    etl_reader_close(r);
+    const etl_procs_stats *st = etl_procs_get_stats(x.procs);
+    CHECK_EQ_U(st->process_events, ETL_PROCS_MAX_EVENTS_PER_ID);
+    CHECK_EQ_U(st->dropped, 76);
+    CHECK_STR(etl_procs_name_at(x.procs, 42, T0 + 10 * 5 + 3), "p5.exe");
+    CHECK_STR(etl_procs_name_at(x.procs, 42, T0 + 10 * (int64_t)n), "p1023.exe");
+    CHECK(etl_procs_name_at(x.procs, 42, T0 - 1) == NULL);
+    ctx_free(&x);
+    etlw_mem_release(&mem);
+}
+
 /* ---- 5. stack_links alone ------------------------------------------------------------------- */
 
 static void test_links(void)
@@ -712,6 +754,7 @@ int main(int argc, char **argv)
     test_links();
     test_constructed(8);
     test_constructed(4);
+    test_limits();
     test_golden(argv[1], argv[2]);
     test_corpus(argv[1]);
     CHECK_MAIN_END();
