@@ -10,7 +10,9 @@ HEADER_KEYS = {"PID", "TID", "PName", "ProceNum", "DataLen"}
 
 
 def read(path):
-    """(counts {(provider, event): n}, events [(provider, event, {header}, [(field, value)])])."""
+    """(counts {(provider, event): n}, events [(provider, event, {header}, [(field, value)])]).
+    The header holds TraceEvent's columns (PID, TID, PName, ProceNum, DataLen) as printed, and
+    "MSec": the event's time in milliseconds since the trace's first event, as a float."""
     counts, events = {}, []
     for line in open(path, encoding="utf-8-sig"):
         line = line.rstrip("\n")
@@ -21,7 +23,7 @@ def read(path):
         m = EVENT_RE.match(line)
         if not m:
             continue
-        header, fields = {}, []
+        header, fields = {"MSec": float(m.group(1).replace(",", ""))}, []
         for part in m.group(4).split("; "):
             part = part.strip().rstrip(";")
             if not part or "=" not in part:
