@@ -9,14 +9,16 @@ TEST is one of:
            "Windows Kernel/...", "MSNT_SystemTrace/..." and "KernelTraceControl/..." (full name =
            provider_name + "/" + event_name) equals our count - PerfInfo/Sample under TraceEvent's
            rule (see `traceevent_sample_count`) - and every listed kernel EVENT has a record whose
-           fields equal the golden's.  Where the golden shows TraceEvent's own names, formats or
-           computations, the tables below say which and why; those values are still compared
-           wherever they can be derived from our output.  Names we show that the golden has no
-           COUNT line for must be in BOOKKEEPING.
+           fields and PName equal the golden's.  Where the golden shows TraceEvent's own names,
+           formats or computations, the tables below say which and why; those values are still
+           compared wherever they can be derived from our output.  Names we show that the golden
+           has no COUNT line for must be in BOOKKEEPING.
   whole    the same capture with ../shared/manifests on the path: EVERY COUNT line of the golden
            (every provider) equals our count, but the names in traceevent-own-names.txt; the
            three Kernel-EventTracing names whose golden form is the trace's carried schema are
-           compared under their manifest names (CARRIED_VS_MANIFEST).
+           compared under their manifest names (CARRIED_VS_MANIFEST).  The golden's PName of
+           every listed event (all providers) equals etldump's "process_name" without its
+           extension, but the cases in PNAME_ALLOWED (also checked in golden).
   sample   PerfInfo/Sample: we show every record (79528); TraceEvent's TraceLog leaves out the
            idle thread's samples that are not DPCs or ISRs; that rule applied to our fields gives
            the golden's 6320 exactly.
@@ -470,8 +472,8 @@ def event_check(label, recs, events, ctx):
     for i, r in enumerate(recs):
         if "event_name" in r:
             by_key[(full_name(r), r["cpu"], r["payload_size"])].append(i)
-    used_recs, used = set(), set()
-    found = compared = skipped = 0
+    used_recs, used, pname_used = set(), set(), set()
+    found = compared = skipped = pnames = 0
     for prov, ev, header, fields in events:
         if prov not in KERNEL_PROVIDERS:
             continue
@@ -508,15 +510,72 @@ def event_check(label, recs, events, ctx):
                 used |= u_here
                 compared += n_here
                 skipped += s_here
+                pnames += pname_check(label, r, name, header, recs, pname_used)
                 break
             first_diffs = first_diffs or diffs
         else:
             check(False, f"{label}: {name} at {header['MSec']:.3f} ms: fields differ: {first_diffs}")
     for kind, key, why in sorted(used):
         print(f"  allowed ({kind}) {key[0]} {key[1]}: {why}")
+    for pat, why in sorted(pname_used):
+        print(f"  allowed (PName) {pat}: {why}")
     print(f"ok {label}: {found} listed kernel events found, {compared} field values compared "
-          f"(golden fields not compared: {skipped})")
-    return found, compared
+          f"(golden fields not compared: {skipped}), PName equal for {pnames}")
+    return found, compared, pnames
+
+
+# ---- PName ---------------------------------------------------------------------------------------
+def te_process_name(r):
+    """etldump's "process_name" (the image file name the kernel logged for the record's process)
+    as TraceEvent's PName column prints it: without its extension ("Test.x64.exe" -> "Test.x64");
+    empty when the record has no process."""
+    name = r.get("process_name") or ""
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def flush_buffers_pname(r, header, recs):
+    """TraceEvent's FlushBuffers fix-up takes the thread id from payload offset 8 on 64-bit - the
+    low half of HighResResponseTime, not a thread - so it finds no process (PID=-1, PName empty).
+    Ours is the process of IssuingThreadId, which must be the process of the FlushInit of the
+    same Irp."""
+    f = r["fields"]
+    init = [q for q in recs if full_name(q) == "Windows Kernel/DiskIO/FlushInit" and q["fields"]["Irp"] == f["Irp"]]
+    return (int(header["TID"]) == f["HighResResponseTime"] & 0xFFFFFFFF and header["PName"] == ""
+            and len(init) == 1 and r.get("process_name") and r["process_name"] == init[0].get("process_name"))
+
+
+def defunct_pname(r, header, recs):
+    """TraceEvent names a process it only knows from a Defunct event (it ended before the trace
+    and no Start or rundown names it) "Process(<pid>)"; the Defunct event itself carries the
+    ImageFileName, which is the name we show."""
+    return (header["PName"] == f"Process({r['fields']['ProcessId']})"
+            and r.get("process_name") == r["fields"]["ImageFileName"])
+
+
+# Listed events whose PName we show differently: (event pattern): (check, why)
+PNAME_ALLOWED = {
+    "Windows Kernel/DiskIO/FlushBuffers": (flush_buffers_pname, "TraceEvent reads a wrong thread id (payload "
+                                                                "offset 8 = HighResResponseTime) and shows no "
+                                                                "process; ours: IssuingThreadId's, as its FlushInit"),
+    "Windows Kernel/Process/Defunct": (defunct_pname, "TraceEvent shows 'Process(pid)' for a process only a Defunct "
+                                                      "event names; ours: the event's own ImageFileName"),
+}
+
+
+def pname_check(label, r, name, header, recs, used):
+    """The golden's PName for a listed event equals our process name for its record."""
+    g, ours = header["PName"], te_process_name(r)
+    if g == ours:
+        return True
+    for pat, (fn, why) in PNAME_ALLOWED.items():
+        if fnmatch.fnmatchcase(name, pat):
+            used.add((pat, why))
+            ok = fn(r, header, recs)
+            check(ok, f"{label}: {name} at {header['MSec']:.3f} ms: PName golden {g!r}, ours {ours!r}: {why}")
+            return ok
+    check(False, f"{label}: {name} at {header['MSec']:.3f} ms: PName golden {g!r} == ours {ours!r} "
+                 f"(process_id {r.get('process_id', r['pid'])})")
+    return False
 
 
 # ---- COUNT lines ---------------------------------------------------------------------------------
@@ -602,20 +661,48 @@ def test_golden():
         check(k in BOOKKEEPING, f"net452: {k} ({ours[k]}) has no golden COUNT line and no reason in BOOKKEEPING")
         if k in BOOKKEEPING:
             print(f"  not in the golden: {k} ({ours[k]}): {BOOKKEEPING[k]}")
-    found, compared = event_check("net452 kernel", recs, events, Context(recs))
+    found, compared, pnames = event_check("net452 kernel", recs, events, Context(recs))
+    check(pnames == found, f"net452: PName of every listed kernel event equal or explained ({pnames} of {found})")
     listed = sum(1 for p, _, _, _ in events if p in KERNEL_PROVIDERS)
     check(found == listed == 186, f"net452: all {listed} listed kernel events found ({found})")
     check(compared >= 1200, f"net452: at least 1200 kernel field values compared ({compared})")
 
 
 def test_whole():
-    counts, _ = goldens.read(os.path.join(GOLDENS, "net.4.5.2.x64.baseline.txt"))
-    recs = etldump(NET452, "--manifest-path", MANIFESTS, payload=False)
+    counts, events = goldens.read(os.path.join(GOLDENS, "net.4.5.2.x64.baseline.txt"))
+    recs = etldump(NET452, "--manifest-path", MANIFESTS)
     for k, v in CARRIED_VS_MANIFEST.items():
         print(f"  compared under the manifest's name: {k} as {v}")
     n, _ = count_check("net452 whole (manifests on the path)", recs, counts, None, CARRIED_VS_MANIFEST)
-    check(n == len(counts) - len(own_names() & {f"{p}/{e}" for p, e in counts}),
+    skip = own_names()
+    check(n == len(counts) - len(skip & {f"{p}/{e}" for p, e in counts}),
           f"net452: every COUNT line but traceevent-own-names.txt compared ({n} of {len(counts)})")
+    # PName of every listed event, of every provider: the record of the same provider, processor
+    # and payload length at the same time, named as the golden names it (or, for the names above
+    # and traceevent-own-names.txt, by its provider alone)
+    t0 = ticks(recs[0])
+    by_key = collections.defaultdict(list)
+    for r in recs:
+        if "event_name" in r:
+            by_key[(r["provider_name"], r["cpu"], r["payload_size"])].append(r)
+    used, found, equal = set(), 0, 0
+    for prov, ev, header, _ in events:
+        name = f"{prov}/{ev}"
+        want = CARRIED_VS_MANIFEST.get(name, name)
+        cands = [r for r in by_key.get((prov, int(header["ProceNum"]), golden_number(header["DataLen"])), [])
+                 if abs((ticks(r) - t0) / 10_000 - header["MSec"]) <= 0.0006
+                 and (name in skip or full_name(r) == want)]
+        check(cands, f"net452 whole: a record for {name} at {header['MSec']:.3f} ms")
+        if not cands:
+            continue
+        found += 1
+        r = next((c for c in cands if te_process_name(c) == header["PName"]), cands[0])
+        equal += pname_check("net452 whole", r, name, header, recs, used)
+    for pat, why in sorted(used):
+        print(f"  allowed (PName) {pat}: {why}")
+    check(found == len(events) and equal == found,
+          f"net452 whole: PName of every listed event ({len(events)}) equal or explained ({equal} of {found})")
+    print(f"ok net452 whole: PName of {equal} listed events of every provider")
 
 
 def test_sample():
