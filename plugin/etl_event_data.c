@@ -18,6 +18,7 @@
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 
+#include "classic.h"
 #include "etl.h"
 #include "fields.h"
 #include "manifest.h"
@@ -53,6 +54,7 @@ static int hf_etl_field_value = -1;
 static int hf_etl_kv = -1;
 static int hf_etl_data_unsupported = -1;
 static int hf_etl_data_trailing = -1;
+static int hf_etl_data_raw = -1;
 
 static int ett_etl_data = -1;
 static int ett_etl_data_struct = -1;
@@ -64,6 +66,8 @@ static expert_field ei_etl_field_trailing = EI_INIT;
 static expert_field ei_etl_field_untyped = EI_INIT;
 static expert_field ei_etl_schema_missing = EI_INIT;
 static expert_field ei_etl_mf_schema_error = EI_INIT;
+static expert_field ei_etl_unknown_event = EI_INIT;
+static expert_field ei_etl_classic_schema_error = EI_INIT;
 
 /* The decoder's schema cache for the open capture file (a hit allocates nothing). */
 static etl_schema_cache *etls_cache;
@@ -128,6 +132,10 @@ typedef struct etls_level {
     proto_item *item;
     etls_step *step;          /* the container's step; NULL at the top */
 } etls_level;
+
+static void etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                                  const etl_record *rec, const etl_schema *s,
+                                  etls_event_summary *sum);
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -220,6 +228,10 @@ etls_ftype_of(const etl_value *v)
             hex = false;
             break;
         }
+        /* A pointer is HEXINT64 in a 32-bit record too: one 64-bit field whatever the
+         * record's bitness, so a filter on it works on 32- and 64-bit traces alike. */
+        if (v->format == ETL_OUT_HEXINT64)
+            return ETLS_FT_X64;
         if (v->bits == 8)
             return hex ? ETLS_FT_X8 : ETLS_FT_U8;
         if (v->bits == 16)
@@ -740,13 +752,31 @@ etls_add_manifest_paths(etl_schemas *s)
         etl_schemas_add_path(s, env);
 }
 
-/* g_ptr_array_sort's comparison of two names (it passes pointers to the elements): byte-wise,
- * as the registry orders a folder's files. */
-/* Register the typed field of every value of one schema, as the walk of a real event would:
- * the schema's items are enumerated over a zeroed payload, so every field before the first
- * array counted by another property (its count reads 0) gets its etl.data.<path>. */
+/* The type a field of a zeroed payload has in real events: zeros are a value of most types,
+ * but not a SID (no revision: it decodes as bytes) nor a SYSTEMTIME (month 0: bytes). */
+static etls_ftype
+etls_startup_ftype(const etl_item *it, const etl_value *v)
+{
+    switch (it->in_type) {
+    case ETL_IN_SID:
+    case ETL_IN_WBEMSID:
+        return ETLS_FT_STRING;
+    case ETL_IN_SYSTEMTIME:
+        return ETLS_FT_TIME;
+    default:
+        return etls_ftype_of(v);
+    }
+}
+
+/* Called with the step and type of every value of a schema (etls_schema_field_types). */
+typedef void (*etls_field_type_fn)(void *ctx, etls_step *st, etls_ftype t);
+
+/* Every typed field one schema's values would get, as the walk of a real event would see
+ * them: the schema's items are enumerated over a zeroed payload, so every field before the
+ * first array counted by another property (its count reads 0) is met. */
 static void
-etls_register_schema_fields(GPtrArray *by_index, const etl_schema *s)
+etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, etls_field_type_fn fn,
+                        void *ctx)
 {
     static const uint8_t zeros[4096];
     etls_step *stack[ETL_SCHEMA_MAX_DEPTH + 1];
@@ -756,7 +786,7 @@ etls_register_schema_fields(GPtrArray *by_index, const etl_schema *s)
     etl_fields f;
     etl_item it;
 
-    etl_fields_start(&f, s, zeros, sizeof zeros, 8);
+    etl_fields_start(&f, s, zeros, sizeof zeros, s->pointer_size == 4 ? 4 : 8);
     stack[0] = NULL;
     for (;;) {
         etl_item_kind k = etl_fields_next(&f, &it);
@@ -768,7 +798,7 @@ etls_register_schema_fields(GPtrArray *by_index, const etl_schema *s)
             etl_value v;
 
             etl_value_decode(&it, &v, etls_scratch, sizeof etls_scratch);
-            etls_step_hf(etls_step_for(ss, &it, stack[depth]), etls_ftype_of(&v));
+            fn(ctx, etls_step_for(ss, &it, stack[depth]), etls_startup_ftype(&it, &v));
             break;
         }
         case ETL_ITEM_STRUCT_BEGIN:
@@ -776,7 +806,7 @@ etls_register_schema_fields(GPtrArray *by_index, const etl_schema *s)
             etls_step *st = etls_step_for(ss, &it, stack[depth]);
 
             if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
-                etls_step_hf(st, ETLS_FT_STRING);
+                fn(ctx, st, ETLS_FT_STRING);
                 etl_fields_skip(&f);
                 in_char_array = true;
                 break;
@@ -803,9 +833,20 @@ etls_register_schema_fields(GPtrArray *by_index, const etl_schema *s)
     }
 }
 
+/* etls_field_type_fn registering the field at once. */
+static void
+etls_register_field_type(void *ctx _U_, etls_step *st, etls_ftype t)
+{
+    etls_step_hf(st, t);
+}
+
 typedef struct etls_startup_ctx {
     etl_schemas *reg;
     GPtrArray *by_index;
+    /* kernel events: per field path (its key), how many values have each type, and the paths
+     * in the order first met */
+    GHashTable *type_counts;
+    GPtrArray *paths;
 } etls_startup_ctx;
 
 /* One event of a manifest on the path: the schema the registry would use for it (its
@@ -819,7 +860,7 @@ etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, ui
 
     memset(&err, 0, sizeof err);
     if (etl_schemas_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
-        etls_register_schema_fields(ctx->by_index, s);
+        etls_schema_field_types(ctx->by_index, s, etls_register_field_type, NULL);
 }
 
 /* At start-up (protocol registration, and when the preference is applied - before tshark
@@ -852,6 +893,7 @@ etls_register_manifest_fields(void)
         return;
     }
     etls_add_manifest_paths(reg);
+    memset(&ctx, 0, sizeof ctx);
     ctx.reg = reg;
     ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
     etl_schemas_foreach_file_event(reg, etls_register_event_fields, &ctx);
@@ -859,6 +901,98 @@ etls_register_manifest_fields(void)
     etl_schemas_free(reg);
     etl_schema_cache_free(cache);
     etls_fields_save(true);
+}
+
+/* etls_field_type_fn counting the types of each path (etls_register_classic_fields). */
+static void
+etls_count_field_type(void *vctx, etls_step *st, etls_ftype t)
+{
+    etls_startup_ctx *ctx = (etls_startup_ctx *)vctx;
+    unsigned *counts;
+
+    if (st == NULL || st->key == NULL)
+        return;
+    counts = (unsigned *)g_hash_table_lookup(ctx->type_counts, st->key);
+    if (counts == NULL) {
+        char *key = g_strdup(st->key);
+
+        counts = g_new0(unsigned, ETLS_FT_COUNT);
+        g_hash_table_insert(ctx->type_counts, key, counts);
+        g_ptr_array_add(ctx->paths, key);
+    }
+    counts[t]++;
+}
+
+/* One (class, type, version) of the kernel class document: the field types of its schema for
+ * both record bitnesses, counted. */
+static void
+etls_register_classic_event(void *vctx, const etl_guid *cls, uint8_t type, uint8_t version)
+{
+    static const uint8_t pointer_sizes[] = { 8, 4 };
+    etls_startup_ctx *ctx = (etls_startup_ctx *)vctx;
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(pointer_sizes); i++) {
+        const etl_schema *s = NULL;
+        etl_error err;
+
+        memset(&err, 0, sizeof err);
+        if (etl_schemas_lookup_classic(ctx->reg, cls, type, version, pointer_sizes[i], &s,
+                                       &err) == ETL_OK && s != NULL && !s->unknown)
+            etls_schema_field_types(ctx->by_index, s, etls_count_field_type, ctx);
+    }
+}
+
+/* At start-up, once: the typed fields of every event of the kernel class document built into
+ * the decoder (classic.h), so `-Y etl.data.daddr == 10.0.0.1` works in the first run.  They
+ * are registered after the field store (whose names keep their types) and before any
+ * manifest's.  When kernel events give one name values of different types, the type most of
+ * them have gets the plain name (etl_fields.h's rule then suffixes the others): ProcessId is
+ * the u32 PID of most classes, not Process V0's pointer (ProcessId_x64); daddr the IPv4
+ * address of the TcpIp/UdpIp IPv4 events, daddr_ipv6 the IPv6 one. */
+static void
+etls_register_classic_fields(void)
+{
+    etl_schema_cache *cache = etl_schema_cache_new(NULL);
+    etl_schemas *reg = cache != NULL ? etl_schemas_new(cache, etls_schemas_report, NULL) : NULL;
+    etls_startup_ctx ctx;
+
+    if (reg == NULL) {
+        etl_schema_cache_free(cache);
+        ws_warning("etlshark: out of memory registering the kernel events' fields");
+        return;
+    }
+    memset(&ctx, 0, sizeof ctx);
+    ctx.reg = reg;
+    ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
+    ctx.type_counts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    ctx.paths = g_ptr_array_new_with_free_func(g_free);
+    etl_schemas_foreach_classic_event(reg, etls_register_classic_event, &ctx);
+    /* Registered alike at every start: the store need not list them. */
+    etls_fields_remember(false);
+    for (guint i = 0; i < ctx.paths->len; i++) {
+        const char *key = (const char *)g_ptr_array_index(ctx.paths, i);
+        const unsigned *counts = (const unsigned *)g_hash_table_lookup(ctx.type_counts, key);
+        bool done[ETLS_FT_COUNT] = { false };
+
+        /* most frequent type first; ties in etls_ftype order */
+        for (;;) {
+            int best = -1;
+
+            for (int t = 0; t < (int)ETLS_FT_COUNT; t++)
+                if (!done[t] && counts[t] > 0 && (best < 0 || counts[t] > counts[best]))
+                    best = t;
+            if (best < 0)
+                break;
+            done[best] = true;
+            etls_fields_hf(key, (etls_ftype)best);
+        }
+    }
+    etls_fields_remember(true);
+    g_hash_table_destroy(ctx.type_counts);
+    g_ptr_array_free(ctx.paths, TRUE);
+    g_ptr_array_free(ctx.by_index, TRUE);
+    etl_schemas_free(reg);
+    etl_schema_cache_free(cache);
 }
 
 static void
@@ -954,10 +1088,8 @@ etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 {
     const etl_schema *s = NULL;
     const char *mf_name = NULL;
-    const uint8_t *payload = rec->bytes + rec->payload_offset;
     etl_error err;
     etl_status st = ETL_ERR_ARG;
-    etl_fields f;
     proto_item *ti;
 
     memset(&err, 0, sizeof err);
@@ -994,6 +1126,44 @@ etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         return;
     }
 
+    etls_add_schema_event(tvb, pinfo, tree, rec, s, sum);
+}
+
+/* An event not described by any source (schema->unknown: classic events the kernel class
+ * document lacks): its made-up name is already shown; the payload goes under Event data as
+ * it is, with a note - an unknown event is not an error in the trace. */
+static void
+etls_add_unknown_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                       const etl_record *rec, const etl_schema *s)
+{
+    const char *reason = etl_schema_reason(s);
+    proto_item *data_item, *ti;
+    proto_tree *data_tree;
+
+    data_item = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                    (int)rec->payload_size, ENC_NA);
+    data_tree = proto_item_add_subtree(data_item, ett_etl_data);
+    ti = proto_tree_add_item(data_tree, hf_etl_data_raw, tvb, (int)rec->payload_offset,
+                             (int)rec->payload_size, ENC_NA);
+    proto_item_set_text(ti, "Raw payload: %u byte%s (%s)", rec->payload_size,
+                        rec->payload_size == 1 ? "" : "s",
+                        reason != NULL ? reason : "no description of the event");
+    expert_add_info_format(pinfo, data_item, &ei_etl_unknown_event,
+                           "Unknown event %s/%s: no description of its fields; payload shown raw",
+                           s->provider_name != 0 ? etl_schema_str(s, s->provider_name) : "?",
+                           etl_schema_event_name(s));
+}
+
+/* What a schema says about an event (manifest and classic events): the names, the message and
+ * the Event data subtree. */
+static void
+etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                      const etl_record *rec, const etl_schema *s, etls_event_summary *sum)
+{
+    const uint8_t *payload = rec->bytes + rec->payload_offset;
+    etl_fields f;
+    proto_item *ti;
+
     sum->event_name = etls_utf8(pinfo->pool, etl_schema_event_name(s),
                                 strlen(etl_schema_event_name(s)));
     ti = proto_tree_add_string(tree, hf_etl_event_name, tvb, 0, 0, sum->event_name);
@@ -1003,6 +1173,10 @@ etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     etls_add_name(tvb, tree, hf_etl_level_name, pinfo, s, s->level_name);
     etls_add_name(tvb, tree, hf_etl_channel_name, pinfo, s, s->channel_name);
     etls_add_name(tvb, tree, hf_etl_keywords_name, pinfo, s, s->keywords_name);
+    if (s->unknown) {
+        etls_add_unknown_event(tvb, pinfo, tree, rec, s);
+        return;
+    }
     if (s->schema_version != rec->version) {
         /* no source defines this version: a lower version's definition decodes its fields */
         ti = proto_tree_add_uint(tree, hf_etl_schema_version, tvb, 0, 0, s->schema_version);
@@ -1021,6 +1195,38 @@ etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     etls_add_event_data(tvb, pinfo, tree, rec, &f, s, sum);
 }
 
+/* A classic record (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE header): the registry
+ * keys it by class GUID, event type, class version and pointer size in the kernel class
+ * document (classic.h) and always has a schema for it - an `unknown` one when the document
+ * does not describe the event. */
+static void
+etls_dissect_classic_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                           const etl_record *rec, etls_event_summary *sum)
+{
+    const etl_schema *s = NULL;
+    const char *pname;
+    etl_error err;
+    etl_status st;
+
+    if (etls_schemas == NULL)
+        return;
+    memset(&err, 0, sizeof err);
+    st = etl_schemas_lookup(etls_schemas, rec, &s, &err);
+    if (st != ETL_OK || s == NULL) {
+        /* Only an exhausted cache gets here (ETL_ERR_NOMEM / ETL_ERR_LIMIT). */
+        proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                             (int)rec->payload_size, ENC_NA);
+
+        expert_add_info_format(pinfo, ti, &ei_etl_classic_schema_error,
+                               "The kernel event's schema cannot be had (%s): %s",
+                               etl_status_name(st), err.message);
+        return;
+    }
+    pname = s->provider_name != 0 ? etl_schema_str(s, s->provider_name) : NULL;
+    etls_provider_name(tvb, pinfo, tree, rec, pname, sum);
+    etls_add_schema_event(tvb, pinfo, tree, rec, s, sum);
+}
+
 void
 etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                         const etl_record *rec, etls_event_summary *sum)
@@ -1033,6 +1239,10 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
     memset(sum, 0, sizeof *sum);
 
+    if (etl_record_is_classic(rec)) {
+        etls_dissect_classic_event(tvb, pinfo, tree, rec, sum);
+        return;
+    }
     /* TraceLogging or not is decided by the schema item, never by the channel. */
     meta = rec->ext_count > 0 ? etl_record_tl_schema(rec) : NULL;
     if (meta == NULL) {
@@ -1134,6 +1344,8 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Payload bytes from the first field that cannot be decoded", HFILL } },
         { &hf_etl_data_trailing, { "Trailing payload bytes", "etl.data_trailing", FT_BYTES, BASE_NONE, NULL, 0x0,
             "Payload bytes after the last field the schema describes", HFILL } },
+        { &hf_etl_data_raw, { "Raw payload", "etl.data_raw", FT_BYTES, BASE_NONE, NULL, 0x0,
+            "Payload of an event no source describes (etl.expert.unknown_event)", HFILL } },
     };
     static int *ett[] = {
         &ett_etl_data,
@@ -1153,6 +1365,10 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "No manifest describes the event; add one with etl.manifest_path or ETLSHARK_MANIFEST_PATH", EXPFILL } },
         { &ei_etl_mf_schema_error, { "etl.expert.manifest_schema_error", PI_MALFORMED, PI_ERROR,
             "The event's manifest schema cannot be used", EXPFILL } },
+        { &ei_etl_unknown_event, { "etl.expert.unknown_event", PI_UNDECODED, PI_NOTE,
+            "Unknown event: no description of its fields (a kernel event the kernel class document lacks); payload shown raw", EXPFILL } },
+        { &ei_etl_classic_schema_error, { "etl.expert.classic_schema_error", PI_UNDECODED, PI_WARN,
+            "The kernel event's schema cannot be had (out of memory or cache limit)", EXPFILL } },
     };
     module_t *prefs;
 
@@ -1175,6 +1391,8 @@ etls_event_data_register(int proto, expert_module_t *expert)
 
     /* After the static fields, so the store can never take one of their names. */
     etls_fields_register(proto);
-    /* The manifests of $ETLSHARK_MANIFEST_PATH now; the preference's when it is applied. */
+    /* The kernel events' fields, then the manifests of $ETLSHARK_MANIFEST_PATH now (the
+     * preference's when it is applied). */
+    etls_register_classic_fields();
     etls_register_manifest_fields();
 }

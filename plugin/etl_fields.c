@@ -80,6 +80,7 @@ static unsigned etls_field_count;
 static gint64 etls_last_save;
 static bool etls_warned_save;
 static bool etls_warned_limit;
+static bool etls_remember = true;
 
 const char *
 etls_ftype_code(etls_ftype t)
@@ -335,7 +336,7 @@ etls_resolve(const char *path, etls_ftype t)
             break;
         }
         f = etls_register(name->str, t);
-        {
+        if (etls_remember) {
             etls_unsaved u = { f->abbrev, t };
 
             g_array_append_val(etls_unsaved_fields, u);
@@ -364,6 +365,12 @@ etls_fields_hf(const char *path, etls_ftype t)
     if (ids[t] == ETLS_ID_UNRESOLVED)
         ids[t] = etls_resolve(path, t);
     return ids[t] >= 0 ? ids[t] : -1;
+}
+
+void
+etls_fields_remember(bool on)
+{
+    etls_remember = on;
 }
 
 /* ---- the store: writing ------------------------------------------------------------------- */

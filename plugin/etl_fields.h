@@ -86,6 +86,11 @@ void etls_fields_append_component(GString *path, const char *name);
  * untyped.  A path seen before costs one hash lookup and allocates nothing. */
 int etls_fields_hf(const char *path, etls_ftype t);
 
+/* While `on` is false, fields registered are not added to the store: for fields registered
+ * the same way at every start (the kernel events' fields of the built-in class document), which
+ * the store need not remember.  On by default. */
+void etls_fields_remember(bool on);
+
 /* Write fields registered since the last save to the store.  Without `force`, at most once a
  * second (a capture that keeps revealing fields does not rewrite the store per frame); the
  * dissector calls it after frames that registered fields, and with force when a capture file

@@ -22,6 +22,7 @@
 #include <epan/packet.h>
 #include <wiretap/wtap.h>
 
+#include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "etl_event_data.h"
@@ -758,8 +759,17 @@ dissect_etl_logfile(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     proto_tree_add_string(lf_tree, hf_etl_lf_tz_daylight_name, tvb, off, len, lf->tz_daylight_name);
 }
 
-/* Info column: Provider/EventName and the first fields for a TraceLogging event; else
- * provider/event id, header kind, opcode or hook. */
+/* The process of the record in the Info column: " [image.exe (pid)]" after the event's name. */
+static void
+etls_append_process(wmem_strbuf_t *s, const etls_event_summary *sum)
+{
+    if (sum != NULL && sum->process != NULL)
+        wmem_strbuf_append_printf(s, " [%s]", sum->process);
+}
+
+/* Info column: Provider/EventName (for kernel events as Windows tools name them: "Windows
+ * Kernel/Process/Start"), the record's process and the first fields of a named event; else
+ * provider/event id, header kind, opcode or hook, and the process. */
 static void
 etls_set_info(packet_info *pinfo, const etl_record *rec, const etl_logfile *lf,
               const etls_trailer *t, const etls_event_summary *sum)
@@ -776,12 +786,18 @@ etls_set_info(packet_info *pinfo, const etl_record *rec, const etl_logfile *lf,
             wmem_strbuf_append(s, guid);
         }
         wmem_strbuf_append_printf(s, "/%s", sum->event_name);
-        if (sum->fields != NULL)
+        etls_append_process(s, sum);
+        if (lf != NULL && lf->present)
+            wmem_strbuf_append_printf(s, ": Logfile header: logger \"%s\", %u buffers of %u "
+                                      "bytes, clock %s", lf->logger_name, lf->buffers_written,
+                                      lf->buffer_size, etl_clock_name(lf->clock_type));
+        else if (sum->fields != NULL)
             wmem_strbuf_append_printf(s, ": %s", wmem_strbuf_get_str(sum->fields));
     } else if (lf != NULL && lf->present) {
         wmem_strbuf_append_printf(s, "Logfile header: logger \"%s\", %u buffers of %u bytes, "
                                   "clock %s [%s]", lf->logger_name, lf->buffers_written,
                                   lf->buffer_size, etl_clock_name(lf->clock_type), kind);
+        etls_append_process(s, sum);
     } else if (rec->has_provider) {
         etl_format_guid(&rec->provider, guid);
         if (etls_is_event_header(rec->header_type))
@@ -792,8 +808,10 @@ etls_set_info(packet_info *pinfo, const etl_record *rec, const etl_logfile *lf,
                                       rec->hook_id);
         else
             wmem_strbuf_append_printf(s, "%s/%u %s", guid, rec->opcode, kind);
+        etls_append_process(s, sum);
     } else {
         wmem_strbuf_append_printf(s, "%s record opcode %u", kind, rec->opcode);
+        etls_append_process(s, sum);
     }
     if (t->note_count > 0)
         wmem_strbuf_append_printf(s, " [damage: %u note%s]", t->note_count,
@@ -873,7 +891,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
         dissect_etl_logfile(tvb, pinfo, etl_tree, &rec, &lf);
 
     memset(&sum, 0, sizeof sum);
-    if (etls_is_event_header(rec.header_type))
+    if (etls_is_event_header(rec.header_type) || etl_record_is_classic(&rec))
         etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
 
     if (rec.problem != ETL_OK && !record_note)

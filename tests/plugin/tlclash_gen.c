@@ -4,16 +4,19 @@
  *   tlclash_gen [--reverse] -o FILE
  *
  * One 64-bit trace, provider "Etlshark.Clash", these events in this order (--reverse writes
- * Second before First, so the two types of Count are met the other way round):
+ * Second before First, so the two types of Tally are met the other way round):
  *
- *   1 First    Count UINT32 7, Label ANSISTRING "alpha"
- *   2 Second   Count ANSISTRING "seven", Label UINT64 5         (both names change type)
- *   3 Third    "Count_string" UINT32 9                          (named like a suffixed name)
+ *   1 First    Tally UINT32 7, Label ANSISTRING "alpha"
+ *   2 Second   Tally ANSISTRING "seven", Label UINT64 5         (both names change type)
+ *   3 Third    "Tally_string" UINT32 9                          (named like a suffixed name)
  *   4 Odd      "Raw Script" ANSI "x = 1", "a.b" UINT8 3, "-dash" INT16 -2, "" UINT32 11,
  *              "Gr\u00fc\u00dfe" UINT32 12, struct S { x UINT8 1, x UINT16 2 } (a repeated name)
  *   5 Short    Before UINT32 0x01020304, Missing UINT64: the payload stops 3 bytes into it
  *   6 Future   A UINT32 5, Weird (in-type 27, unknown), After UINT32 6
- *   7 First    Count UINT32 8, Label ANSISTRING "beta"             (decodes normally after 5, 6)
+ *   7 First    Tally UINT32 8, Label ANSISTRING "beta"             (decodes normally after 5, 6)
+ *
+ * The names are none of the kernel events' fields (those are registered at every start, so a
+ * kernel name such as Count, a u16 there, would already be taken by its kernel type).
  *
  * Deterministic: no clock, no randomness. */
 #include <errno.h>
@@ -26,15 +29,15 @@
 #define PROVIDER_GUID "5b0e9c2a-6f41-4d8e-9a37-c1d2e3f40506"
 
 static const etlw_tl_field first_fields[] = {
-    { .name = "Count", .intype = ETLW_TL_UINT32 },
+    { .name = "Tally", .intype = ETLW_TL_UINT32 },
     { .name = "Label", .intype = ETLW_TL_ANSISTRING },
 };
 static const etlw_tl_field second_fields[] = {
-    { .name = "Count", .intype = ETLW_TL_ANSISTRING },
+    { .name = "Tally", .intype = ETLW_TL_ANSISTRING },
     { .name = "Label", .intype = ETLW_TL_UINT64 },
 };
 static const etlw_tl_field third_fields[] = {
-    { .name = "Count_string", .intype = ETLW_TL_UINT32 },
+    { .name = "Tally_string", .intype = ETLW_TL_UINT32 },
 };
 static const etlw_tl_field odd_fields[] = {
     { .name = "Raw Script", .intype = ETLW_TL_ANSISTRING },
