@@ -1005,21 +1005,37 @@ etls_prefs_apply(void)
  * dissector is not told which file it dissects: the file reader (etl_wiretap.c) names the
  * trace in the description of the capture's one interface (ETLS_IDB_TRACE_PREFIX), which
  * epan gives every dissector; the registry then prescans that file with its own reader. */
-static void
-etls_prescan(packet_info *pinfo)
+const char *
+etls_trace_path(packet_info *pinfo)
 {
     const char *desc = etls_interface_description(pinfo);
     size_t plen = strlen(ETLS_IDB_TRACE_PREFIX);
 
+    if (desc != NULL && strncmp(desc, ETLS_IDB_TRACE_PREFIX, plen) == 0 && desc[plen] != '\0')
+        return desc + plen;
+    return NULL;
+}
+
+etl_schemas *
+etls_event_data_schemas(void)
+{
+    return etls_schemas;
+}
+
+static void
+etls_prescan(packet_info *pinfo)
+{
+    const char *path = etls_trace_path(pinfo);
+
     etls_prescan_done = true;
-    if (desc != NULL && strncmp(desc, ETLS_IDB_TRACE_PREFIX, plen) == 0 && desc[plen] != '\0') {
+    if (path != NULL) {
         etl_error err;
 
         memset(&err, 0, sizeof err);
-        if (etl_schemas_prescan_file(etls_schemas, desc + plen, &err) == ETL_OK)
+        if (etl_schemas_prescan_file(etls_schemas, path, &err) == ETL_OK)
             return;
         ws_warning("etlshark: %s: collecting the schemas the trace carries: %s; schemas are "
-                   "taken from the frames as they are dissected instead", desc + plen, err.message);
+                   "taken from the frames as they are dissected instead", path, err.message);
     }
     etls_observe = true;
 }

@@ -57,7 +57,16 @@ void etls_event_data_register(int proto, expert_module_t *expert);
  * the capture file carries (once per file, at its first frame) for manifest events. */
 void etls_event_data_record(packet_info *pinfo, const etl_record *rec);
 
-/* Dissect what the schema says about an EVENT_HEADER record into `tree`; fills *sum. */
+/* The capture file's path from the interface description the reader wrote
+ * (ETLS_IDB_TRACE_PREFIX), or NULL (a pipe, a file from elsewhere). */
+const char *etls_trace_path(packet_info *pinfo);
+
+/* The open capture file's schema registry (NULL before the first file or when out of memory). */
+struct etl_schemas;
+struct etl_schemas *etls_event_data_schemas(void);
+
+/* Dissect what the schema says about an EVENT_HEADER or classic record into `tree`; fills
+ * *sum (except sum->process: etl_process.h). */
 void etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                              const etl_record *rec, etls_event_summary *sum);
 

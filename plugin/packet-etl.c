@@ -27,6 +27,7 @@
 #include "etl_format.h"
 #include "etl_event_data.h"
 #include "etl_frame.h"
+#include "etl_process.h"
 #include "etl_wsconv.h"
 
 #ifndef PLUGIN_VERSION
@@ -873,6 +874,20 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
         return tvb_captured_length(tvb);
     }
 
+    /* The rest of the record as the reader delivered it (the framer leaves where it is and
+     * the converted time to the reader): the process context keys on the time. */
+    rec.position = t.position;
+    rec.buffer_offset = t.buffer_offset;
+    rec.record_offset = t.record_offset;
+    rec.buffer_flags = t.buffer_flags;
+    rec.buffer_type = t.buffer_type;
+    rec.cpu = t.cpu;
+    rec.logger_id = t.logger_id;
+    if (t.flags & ETLS_TF_HAS_TIMESTAMP) {
+        rec.has_timestamp = true;
+        rec.timestamp = t.timestamp;
+    }
+
     /* Schemas the file carries (MetaData, EventSource manifests) for manifest events. */
     etls_event_data_record(pinfo, &rec);
 
@@ -893,6 +908,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     memset(&sum, 0, sizeof sum);
     if (etls_is_event_header(rec.header_type) || etl_record_is_classic(&rec))
         etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+    /* Every record kind: its process, and stack walks linked to their events. */
+    etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
     if (rec.problem != ETL_OK && !record_note)
         expert_add_info_format(pinfo, top, &ei_etl_record_damage,
@@ -1206,6 +1223,8 @@ proto_register_etl(void)
     expert_register_field_array(expert_etl, ei, G_N_ELEMENTS(ei));
     /* Provider/event names and decoded fields (etl.data.*), with their own tables. */
     etls_event_data_register(proto_etl, expert_etl);
+    /* Process names and stack-walk links (after it: they use its schema registry). */
+    etls_process_register(proto_etl);
 
     etl_handle = register_dissector("etl", dissect_etl, proto_etl);
 }

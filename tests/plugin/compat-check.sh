@@ -16,9 +16,9 @@
 #      older), takes them from the Debian source package of exactly the same version through
 #      cmake/fetch-wireshark-private-headers.sh --suite (or from --wireshark-source DIR);
 #   4. compiles plugin/etl_wiretap.c and the dissector's sources (packet-etl.c, etl_event_data.c,
-#      etl_fields.c) to object files (no linking) with the real build's flags, the extracted
-#      headers, the installed GLib and decoder/, and checks that no header of the installed
-#      Wireshark slipped in.
+#      etl_fields.c, etl_process.c) to object files (no linking) with the real build's flags,
+#      the extracted headers, the installed GLib and decoder/, and checks that no header of the
+#      installed Wireshark slipped in.
 # Downloads are cached in the cache folder and reused while the suite keeps the same version.
 #
 # options:
@@ -389,7 +389,7 @@ if [ "$only" != dissector ]; then
         -I"$repo/plugin" -I"$ws_inc" -I"$ws_inc/wiretap" -I"$repo/decoder" || rc=1
 fi
 if [ "$only" != reader ]; then
-    for src in packet-etl.c etl_event_data.c etl_fields.c; do
+    for src in packet-etl.c etl_event_data.c etl_fields.c etl_process.c; do
         compile "$src" "$dissector_flags" \
             -I"$repo/plugin" -I"$ws_inc/wiretap" -I"$repo/decoder" -isystem "$ws_inc" || rc=1
     done

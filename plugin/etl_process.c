@@ -1,0 +1,224 @@
+/* etl_process.c - the process of every record and the stack-walk links (etl_process.h).
+ *
+ * etlshark SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A thin user of the decoder's process context (process_context.h, stack_links.h): the decoder
+ * decides which process a record belongs to and which event a stack walk names; this file
+ * keeps the answers with the frames and places them in the tree.
+ */
+
+#include "compat.h"
+
+#include <string.h>
+
+#include <epan/packet.h>
+#include <epan/proto_data.h>
+
+#include "etl.h"
+#include "process_context.h"
+#include "schemas.h"
+#include "stack_links.h"
+
+#include "etl_event_data.h"
+#include "etl_process.h"
+
+/* p_add_proto_data key of a frame's etls_frame_ctx (etl_event_data.c uses 0). */
+#define ETLS_PDATA_PROCESS 1u
+
+static int etls_proto = -1;
+
+static int hf_etl_process_name = -1;
+static int hf_etl_process_pid = -1;
+static int hf_etl_process_tid = -1;
+static int hf_etl_stack_of = -1;
+static int hf_etl_stack_frame = -1;
+
+/* The open capture file's process table (NULL before its first frame, or when the decoder
+ * could not make one). */
+static etl_procs *etls_procs;
+/* Events of the first pass by (raw timestamp, thread), to find a stack walk's event. */
+static etl_stack_links *etls_links;
+/* The table was set up for this file (prescanned, or fed in the first pass: etls_feed). */
+static bool etls_started;
+static bool etls_feed;
+/* Frame number of an event -> wmem_array_t of the StackWalk frames that carry its stack
+ * (file scope: reset per capture file). */
+static wmem_map_t *etls_stacks_of_event;
+
+/* What the first pass decided about a frame (file scope, under ETLS_PDATA_PROCESS). */
+typedef struct etls_frame_ctx {
+    uint32_t pid;         /* ETL_NO_ID when not known */
+    uint32_t tid;         /* ETL_NO_ID when not known */
+    const char *name;     /* owned by etls_procs (lives as long as the file); NULL if unnamed */
+    bool pid_from_thread;
+    uint32_t stack_of;    /* StackWalk events: the frame of their event; 0 when none */
+} etls_frame_ctx;
+
+static void
+etls_start(packet_info *pinfo)
+{
+    etl_schemas *schemas = etls_event_data_schemas();
+    const char *path = etls_trace_path(pinfo);
+
+    etls_started = true;
+    if (schemas == NULL)
+        return;
+    etls_procs = etl_procs_new(schemas);
+    etls_links = etl_stack_links_new(0);
+    if (etls_procs == NULL || etls_links == NULL) {
+        ws_warning("etlshark: out of memory for the process table; process names and stack "
+                   "links are not shown");
+        etl_procs_free(etls_procs);
+        etls_procs = NULL;
+        return;
+    }
+    if (path != NULL) {
+        etl_error err;
+
+        memset(&err, 0, sizeof err);
+        if (etl_procs_prescan_file(etls_procs, path, &err) == ETL_OK)
+            return;
+        ws_warning("etlshark: %s: collecting the trace's processes: %s; processes are taken "
+                   "from the frames as they are dissected instead", path, err.message);
+    }
+    etls_feed = true;
+}
+
+/* The first pass over a frame: its process, and the stack-walk link. */
+static etls_frame_ctx *
+etls_first_pass(packet_info *pinfo, const etl_record *rec)
+{
+    etls_frame_ctx *fc = wmem_new0(wmem_file_scope(), etls_frame_ctx);
+    etl_proc_info info;
+    uint64_t ts;
+    uint32_t tid;
+
+    fc->pid = ETL_NO_ID;
+    fc->tid = ETL_NO_ID;
+    if (etls_feed)
+        etl_procs_observe(etls_procs, rec);
+    if (etl_procs_lookup(etls_procs, rec, &info)) {
+        fc->pid = info.pid;
+        fc->tid = info.tid;
+        fc->name = info.name;
+        fc->pid_from_thread = info.pid_from_thread;
+    }
+
+    if (etl_record_is_stackwalk(rec)) {
+        uint64_t target;
+
+        if (etl_stackwalk_target_key(rec, &ts, &tid) &&
+            etl_stack_links_find(etls_links, ts, tid, &target) && target != 0 &&
+            target < pinfo->num) {
+            wmem_array_t *walks;
+
+            fc->stack_of = (uint32_t)target;
+            walks = (wmem_array_t *)wmem_map_lookup(etls_stacks_of_event,
+                                                    GUINT_TO_POINTER(fc->stack_of));
+            if (walks == NULL) {
+                walks = wmem_array_new(wmem_file_scope(), sizeof(uint32_t));
+                wmem_map_insert(etls_stacks_of_event, GUINT_TO_POINTER(fc->stack_of), walks);
+            }
+            wmem_array_append_one(walks, pinfo->num);
+        }
+    } else if (etl_procs_event_key(etls_procs, rec, &ts, &tid)) {
+        etl_stack_links_add(etls_links, ts, tid, pinfo->num);
+    }
+    p_add_proto_data(wmem_file_scope(), pinfo, etls_proto, ETLS_PDATA_PROCESS, fc);
+    return fc;
+}
+
+void
+etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
+                    etls_event_summary *sum)
+{
+    etls_frame_ctx *fc;
+    wmem_array_t *walks;
+    proto_item *ti;
+
+    if (!etls_started)
+        etls_start(pinfo);
+    if (etls_procs == NULL)
+        return;
+    fc = (etls_frame_ctx *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto,
+                                            ETLS_PDATA_PROCESS);
+    if (fc == NULL) {
+        if (PINFO_FD_VISITED(pinfo))
+            return; /* not seen in a first pass (cannot happen: every frame gets one) */
+        fc = etls_first_pass(pinfo, rec);
+    }
+
+    if (fc->pid != ETL_NO_ID) {
+        if (fc->name != NULL) {
+            ti = proto_tree_add_string(tree, hf_etl_process_name, tvb, 0, 0, fc->name);
+            proto_item_set_generated(ti);
+            sum->process = wmem_strdup_printf(pinfo->pool, "%s (%u)", fc->name, fc->pid);
+        } else {
+            sum->process = wmem_strdup_printf(pinfo->pool, "pid %u", fc->pid);
+        }
+        ti = proto_tree_add_uint(tree, hf_etl_process_pid, tvb, 0, 0, fc->pid);
+        proto_item_set_generated(ti);
+        if (fc->pid_from_thread)
+            proto_item_append_text(ti, " (the process of thread %u)", fc->tid);
+        if (fc->tid != ETL_NO_ID && fc->tid != rec->tid) {
+            ti = proto_tree_add_uint(tree, hf_etl_process_tid, tvb, 0, 0, fc->tid);
+            proto_item_set_generated(ti);
+        }
+    }
+    if (fc->stack_of != 0) {
+        ti = proto_tree_add_uint(tree, hf_etl_stack_of, tvb, 0, 0, fc->stack_of);
+        proto_item_set_generated(ti);
+    }
+    /* Filled while the first pass reaches the stack walks after this frame: shown from the
+     * second pass on (tshark -2, the GUI). */
+    walks = (wmem_array_t *)wmem_map_lookup(etls_stacks_of_event, GUINT_TO_POINTER(pinfo->num));
+    if (walks != NULL && PINFO_FD_VISITED(pinfo)) {
+        for (guint i = 0; i < wmem_array_get_count(walks); i++) {
+            ti = proto_tree_add_uint(tree, hf_etl_stack_frame, tvb, 0, 0,
+                                     *(const uint32_t *)wmem_array_index(walks, i));
+            proto_item_set_generated(ti);
+        }
+    }
+}
+
+static void
+etls_process_init(void)
+{
+    etls_procs = NULL;
+    etls_links = NULL;
+    etls_started = false;
+    etls_feed = false;
+}
+
+static void
+etls_process_cleanup(void)
+{
+    etl_stack_links_free(etls_links);
+    etls_links = NULL;
+    etl_procs_free(etls_procs);
+    etls_procs = NULL;
+}
+
+void
+etls_process_register(int proto)
+{
+    static hf_register_info hf[] = {
+        { &hf_etl_process_name, { "Process name", "etl.process_name", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Image file name of the record's process as the kernel logged it (from the trace's Process and Thread events)", HFILL } },
+        { &hf_etl_process_pid, { "Process id (resolved)", "etl.process_pid", FT_UINT32, BASE_DEC, NULL, 0x0,
+            "The process the record belongs to: the event's subject (Process/Thread/Image events), else the header's, else the process of the record's thread", HFILL } },
+        { &hf_etl_process_tid, { "Thread id (resolved)", "etl.process_tid", FT_UINT32, BASE_DEC, NULL, 0x0,
+            "The record's thread when the header names none or another (read from the payload)", HFILL } },
+        { &hf_etl_stack_of, { "Stack of frame", "etl.stack_of", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
+            "StackWalk event: the frame of the event whose stack this is (same raw timestamp and thread)", HFILL } },
+        { &hf_etl_stack_frame, { "Stack in frame", "etl.stack_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
+            "The StackWalk event carrying this event's stack (known after the first pass: tshark -2, the GUI)", HFILL } },
+    };
+
+    etls_proto = proto;
+    proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
+    register_init_routine(etls_process_init);
+    register_cleanup_routine(etls_process_cleanup);
+    etls_stacks_of_event = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+                                                  g_direct_hash, g_direct_equal);
+}
