@@ -28,6 +28,12 @@
  * etl_frame.h ETLS_IDB_TRACE_PREFIX).  The typed fields of every manifest event on the path are
  * registered at start-up, so -Y can use them in the first run.
  *
+ * Classic records (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE headers: kernel events) take
+ * their schema from the kernel class document built into the decoder (classic.h), through the
+ * same registry: the same names and subtree; an event the document does not describe is named
+ * from its key and shows its payload raw (etl.data_raw) with a note, etl.expert.unknown_event.
+ * Every kernel event's typed fields are registered at start-up too (not kept in the store).
+ *
  * The decoder's schema cache and registry are owned here and rebuilt per capture file. */
 #ifndef ETLSHARK_ETL_EVENT_DATA_H
 #define ETLSHARK_ETL_EVENT_DATA_H

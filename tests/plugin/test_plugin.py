@@ -10,8 +10,9 @@ against the corpus's expected.json (counts found by an independent scanner).
 
 TEST is one of: open empty formats providers twopass inputs capinfos malformed damage gui
 tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfmissing mftwopass
-mfbadmanifest all.
-The mf* tests (manifest events) also need --etldump (the oracle) and the manifests (--manifests).
+mfbadmanifest kernel kernelfilter process stacks all.
+The mf* tests (manifest events) also need --etldump (the oracle) and the manifests (--manifests);
+so do the kernel, process and stack tests (--etldump).
 
 Wireshark ignores WIRESHARK_PLUGIN_DIR (and the personal plugin folder) when run by root, so
 as root the tools run as an unprivileged user (created with `useradd -m etlsharktest` when
@@ -157,8 +158,9 @@ class Env:
             raise Failure(f"{' '.join(cmd)} exited {p.returncode}: {err.strip()[:2000]}")
         return p.returncode, out, err
 
-    def run_hash(self, cmd, timeout=900, home=None, extra_env=None):
-        """Run a tool and hash its standard output as it streams; return (sha256, bytes, stderr)."""
+    def run_hash(self, cmd, timeout=900, home=None, extra_env=None, drop=None):
+        """Run a tool and hash its standard output as it streams; return (sha256, bytes, stderr).
+        `drop`: a compiled bytes regex; output lines matching it are left out of hash and count."""
         home = home or self.fresh_home()
         h = hashlib.sha256()
         n = 0
@@ -166,10 +168,11 @@ class Env:
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf,
                                  **self.popen_kwargs(home, extra_env))
             start = time.monotonic()
-            while True:
-                chunk = p.stdout.read(1 << 20)
-                if not chunk:
-                    break
+            if drop is None:
+                chunks = iter(lambda: p.stdout.read(1 << 20), b"")
+            else:
+                chunks = (line for line in p.stdout if not drop.search(line))
+            for chunk in chunks:
                 h.update(chunk)
                 n += len(chunk)
                 if time.monotonic() - start > timeout:
@@ -441,13 +444,19 @@ def test_providers(env):
         print(f"  ok {name}: {len(exp['providers'])} providers, {total} frames")
 
 
+# The one item a second pass adds on purpose: an event's link to the stack walk that follows it
+# (etl.stack_frame), known only once the first pass has seen that stack walk.
+STACK_FRAME_LINE = re.compile(rb"^\s*\[Stack in frame: \d+\]$")
+
+
 def test_twopass(env):
     """Two-pass output (seek_read) equals one-pass output (sequential read), byte for byte, on the
-    corpus and the project's generated captures."""
+    corpus and the project's generated captures - but for the etl.stack_frame items that only a
+    second pass can show."""
     for name in nonempty(env) + env.generated:
         cmd = [env.args.tshark, "-r", env.capture(name), "-V", "-x"]
         one, n1, err1 = env.run_hash(cmd)
-        two, n2, err2 = env.run_hash(cmd[:1] + ["-2"] + cmd[1:])
+        two, n2, err2 = env.run_hash(cmd[:1] + ["-2"] + cmd[1:], drop=STACK_FRAME_LINE)
         check(n1 > 0, f"{name}: no output")
         check(err1.strip() == "" and err2.strip() == "",
               f"{name}: stderr: {err1.strip()[:300]} {err2.strip()[:300]}")
@@ -1634,6 +1643,326 @@ def test_mftwopass(env):
         print(f"  ok {name}: {n1} bytes identical")
 
 
+# ---- classic kernel events, processes, stack walks --------------------------------------------
+
+NET452 = "perfview_net452_x64_merged_compressed.etl"
+KERNEL_CAPTURES = ["etlparser_ShutdownPerfDiagLogger_kernel.etl", "perfview_diaghub_kernel_relogged.etl"]
+# Classic header kinds (format doc section 2): SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE.
+CLASSIC_HEADER_TYPES = {0x01, 0x02, 0x03, 0x04, 0x0A, 0x0B, 0x10, 0x11, 0x14, 0x15}
+# Expert severity of an error (Wireshark's PI_ERROR).
+PI_ERROR = 0x00800000
+
+
+def _kernel_pre(env, names):
+    if not env.args.etldump or not os.path.exists(env.args.etldump):
+        print("SKIP: --etldump not given")
+        return False
+    missing = [n for n in names if n not in env.expected]
+    if missing:
+        print(f"SKIP: {missing} not in the corpus")
+        return False
+    return True
+
+
+def _kv_text(v):
+    """etldump's JSON value as the text etl.kv shows (None: not a scalar)."""
+    if isinstance(v, (dict, list)):
+        return None
+    if v is True or v is False:
+        return "true" if v else "false"
+    return str(v)
+
+
+def _rows(env, name, fields, extra=(), home=None):
+    """-T fields rows (all occurrences, joined by \x1e) as dicts; a value with a line break
+    continues its row."""
+    _, out, err = env.run([env.args.tshark, "-r", env.capture(name)] + list(extra) +
+                          ["-T", "fields", "-E", "occurrence=a", "-E", "aggregator=\x1e"] +
+                          [a for f in fields for a in ("-e", f)], home=home)
+    lines = []
+    for line in out.rstrip("\n").split("\n") if out.strip() else []:
+        if line.split("\t")[0].isdigit() or not lines:
+            lines.append(line)
+        else:
+            lines[-1] += "\n" + line
+    return [dict(zip(fields, line.split("\t"))) for line in lines], err
+
+
+def test_kernel(env):
+    """Classic kernel events are named and decoded: on the two kernel captures every classic
+    frame has etl.event_name and none has etl.data_unsupported, and the (provider, event) counts
+    of every capture frame equal etldump's; in the merged .NET trace every scalar field of the
+    kernel events (Windows Kernel, KernelTraceControl, MSNT_SystemTrace) shows as etl.kv with
+    etldump's value, -T json carries the names and typed fields, and the one unknown event
+    (SysConfig Opcode(37)) shows its raw payload with etl.expert.unknown_event, never an error."""
+    if not _kernel_pre(env, KERNEL_CAPTURES + [NET452]):
+        return SKIP
+    for name in KERNEL_CAPTURES + [NET452]:
+        recs = _etldump(env, name)
+        by_pos = {r["position"]: r for r in recs}
+        rows, err = _rows(env, name, ["frame.number", "etl.position", "etl.header_type", "etl.provider_name",
+                                      "etl.event_name", "etl.data_unsupported", "etl.kv"])
+        check(err.strip() == "", f"{name}: stderr: {err.strip()[:300]}")
+        check(len(rows) == len(recs), f"{name}: {len(rows)} frames, etldump {len(recs)} records")
+        classic = [r for r in rows if int(r["etl.header_type"], 16) in CLASSIC_HEADER_TYPES]
+        check(classic, f"{name}: no classic frame")
+        nameless = [r["frame.number"] for r in classic if not r["etl.event_name"]]
+        check(not nameless, f"{name}: classic frames without etl.event_name: {nameless[:10]}")
+        if name in KERNEL_CAPTURES:
+            uns = [r["frame.number"] for r in rows if r["etl.data_unsupported"]]
+            check(not uns, f"{name}: frames with etl.data_unsupported: {uns[:10]}")
+            # the frames left unnamed are the ones etldump cannot name either (no manifest)
+            unnamed = {int(r["etl.position"], 16) for r in rows if not r["etl.event_name"]}
+            check(unnamed == {p for p, r in by_pos.items() if "event_name" not in r},
+                  f"{name}: unnamed frames differ from etldump's: {sorted(unnamed)[:5]}")
+        got = collections.Counter((r["etl.provider_name"], r["etl.event_name"]) for r in rows if r["etl.event_name"])
+        want = _name_counts_etldump(recs)
+        check(got == want, f"{name}: (provider, event) counts differ from etldump's: "
+              f"{sorted((k, got[k], want[k]) for k in set(got) | set(want) if got[k] != want[k])[:10]}")
+        # every scalar field of every classic event, as etldump decodes it
+        n = 0
+        for r in classic:
+            d = by_pos[int(r["etl.position"], 16)]
+            have = set(r["etl.kv"].split("\x1e")) if r["etl.kv"] else set()
+            for k, v in (d.get("fields") or {}).items() if isinstance(d.get("fields"), dict) else ():
+                t = _kv_text(v)
+                if t is None or "\n" in t or "\t" in t:
+                    continue
+                # etldump writes GUIDs in lower case without the braces Windows shows
+                check(f"{k}={t}" in have or f"{k}={{{t.upper()}}}" in have,
+                      f"{name}: frame {r['frame.number']} {d.get('event_name')}: {k}={t!r} not among "
+                      f"{sorted(x for x in have if x.startswith(k + '='))}")
+                n += 1
+        kinds = len({(r['etl.provider_name'], r['etl.event_name']) for r in classic})
+        print(f"  ok {name}: {len(classic)} classic frames of {kinds} kinds named, {n} field values as etldump")
+
+    # -T json: names and typed fields of TcpIp/UdpIp and Process events
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(NET452), "-Y",
+                         'etl.event_name == "UdpIp/Recv" or etl.event_name == "Process/DCStart"', "-T", "json",
+                         "--no-duplicate-keys"])
+    pkts = json.loads(out)
+    check(len(pkts) == 19 + 32, f"{NET452}: -T json UdpIp/Recv + Process/DCStart: {len(pkts)} packets, expected 51")
+    for pkt in pkts:
+        etl = _json_layers(pkt)["etl"]
+        ev = _find_json(etl, "etl.event_name")
+        check(_find_json(etl, "etl.provider_name") == "Windows Kernel" and
+              _find_json(etl, "etl.task_name") == ev.split("/")[0] and _find_json(etl, "etl.opcode_name") == ev.split("/")[1],
+              f"{NET452}: JSON names of {ev}")
+        if ev == "UdpIp/Recv":
+            check(re.fullmatch(r"\d+\.\d+\.\d+\.\d+", _find_json(etl, "etl.data.daddr") or "") and
+                  (_find_json(etl, "etl.data.dport") or "").isdigit(), f"{NET452}: JSON UdpIp/Recv fields")
+        else:
+            check((_find_json(etl, "etl.data.ProcessId") or "").isdigit() and _find_json(etl, "etl.data.ImageFileName"),
+                  f"{NET452}: JSON Process/DCStart fields")
+    print(f"  ok {NET452}: -T json: {len(pkts)} UdpIp/Recv and Process/DCStart events with names and typed fields")
+
+    # the unknown event: named from its key, raw payload, a note - no error
+    recs = _etldump(env, NET452)
+    unknown = sorted(r["position"] for r in recs if r.get("event_unknown"))
+    check(unknown, f"{NET452}: etldump flags no unknown event")
+    rows, _ = _rows(env, NET452, ["frame.number", "etl.position", "etl.event_name", "etl.data_raw", "etl.payload",
+                                  "_ws.expert.severity", "_ws.expert.message"], extra=["-Y", "etl.expert.unknown_event"])
+    check(sorted(int(r["etl.position"], 16) for r in rows) == unknown,
+          f"{NET452}: etl.expert.unknown_event on {[r['etl.position'] for r in rows]}, etldump: {unknown}")
+    for r in rows:
+        check(r["etl.event_name"] == "SysConfig/Opcode(37)", f"{NET452}: unknown event named {r['etl.event_name']!r}")
+        check(r["etl.data_raw"] == r["etl.payload"] and r["etl.payload"], f"{NET452}: unknown event raw payload")
+        sev = [int(x) for x in r["_ws.expert.severity"].split("\x1e") if x]
+        check(sev and max(sev) < PI_ERROR, f"{NET452}: unknown event expert severities {sev}")
+        check("SysConfig/Opcode(37)" in r["_ws.expert.message"], f"{NET452}: expert: {r['_ws.expert.message']}")
+    print(f"  ok {NET452}: {len(rows)} unknown event(s) SysConfig/Opcode(37): raw payload, a note")
+
+
+def test_kernelfilter(env):
+    """In a fresh profile, one run: the kernel events' typed fields filter - TcpIp/UdpIp IPv4
+    addresses as FT_IPv4 (etl.data.daddr == a.b.c.d), IPv6 ones as FT_IPv6 (daddr_ipv6), ports
+    as FT_UINT16 with the big-endian value - selecting what etldump shows; a pointer field is
+    one name on 32- and 64-bit traces; the start-up registration leaves the field store alone."""
+    if not _kernel_pre(env, [NET452, "syzygy_sawbuck_image_data_32_v2_win7x86.etl"]):
+        return SKIP
+    home = env.fresh_home()
+    known = _g_fields(env, home)
+    for f, t in (("etl.data.daddr", "FT_IPv4"), ("etl.data.saddr", "FT_IPv4"), ("etl.data.daddr_ipv6", "FT_IPv6"),
+                 ("etl.data.saddr_ipv6", "FT_IPv6"), ("etl.data.dport", "FT_UINT16"), ("etl.data.sport", "FT_UINT16"),
+                 ("etl.data.ProcessId", "FT_UINT32"), ("etl.data.ImageFileName", "FT_STRING"),
+                 ("etl.data.ImageBase", "FT_UINT64")):
+        check(known.get(f, ("?",))[0] == t, f"start-up: {f} is {known.get(f)}, expected {t}")
+    check(not os.path.exists(store_path(home)), "start-up registration of kernel fields wrote the field store")
+    recs = _etldump(env, NET452)
+    addrs = collections.Counter()
+    ports = collections.Counter()
+    for r in recs:
+        f = r.get("fields") if isinstance(r.get("fields"), dict) else {}
+        if r.get("provider_name") == "Windows Kernel" and "daddr" in f:
+            addrs[f["daddr"]] += 1
+            ports[f["dport"]] += 1
+    v4 = [a for a in addrs if ":" not in a]
+    v6 = [a for a in addrs if ":" in a]
+    check(v4 and v6, f"{NET452}: etldump has no IPv4 and IPv6 daddr: {dict(addrs)}")
+    # the most and the least frequent of each (a whole file of tshark runs per value is slow)
+    def ends(c, keys):
+        keys = sorted(keys, key=lambda k: (c[k], str(k)))
+        return sorted(set(keys[:1] + keys[-1:]), key=str)
+    for flt, want in ([(f"etl.data.daddr == {a}", addrs[a]) for a in ends(addrs, v4)] +
+                      [(f"etl.data.daddr_ipv6 == {a}", addrs[a]) for a in ends(addrs, v6)] +
+                      [(f"etl.data.dport == {p}", ports[p]) for p in ends(ports, ports)]):
+        _, out, _ = env.run([env.args.tshark, "-r", env.capture(NET452), "-Y", flt, "-T", "fields",
+                             "-e", "etl.event_name"], home=home)
+        got = [line for line in out.splitlines() if line.strip()]
+        check(len(got) == want, f"{NET452}: -Y '{flt}': {len(got)} frames, etldump {want}")
+        check(all(e.startswith(("TcpIp/", "UdpIp/")) for e in got), f"{NET452}: -Y '{flt}' selected {set(got)}")
+    print(f"  ok {NET452}: IPv4 and IPv6 addresses and ports select as many frames as etldump shows")
+    # a subnet filter works on the typed address
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(NET452), "-Y", "etl.data.daddr == 224.0.0.0/4",
+                         "-T", "fields", "-e", "etl.data.daddr"], home=home)
+    got = collections.Counter(line for line in out.splitlines() if line)
+    check(got == {a: addrs[a] for a in v4 if 224 <= int(a.split(".")[0]) < 240},
+          f"{NET452}: -Y 'etl.data.daddr == 224.0.0.0/4': {dict(got)}")
+    # pointers: the 32-bit trace's ImageBase is the same field as the 64-bit one's
+    name32 = "syzygy_sawbuck_image_data_32_v2_win7x86.etl"
+    recs32 = _etldump(env, name32)
+    bases = collections.Counter(r["fields"]["ImageBase"] for r in recs32
+                                if isinstance(r.get("fields"), dict) and "ImageBase" in r["fields"])
+    check(bases, f"{name32}: etldump has no ImageBase")
+    base, cnt = bases.most_common(1)[0]
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(name32), "-Y", f"etl.data.ImageBase == {base}",
+                         "-T", "fields", "-e", "etl.event_name"], home=home)
+    check(len(out.splitlines()) == cnt, f"{name32}: -Y 'etl.data.ImageBase == {base}': {len(out.splitlines())}, "
+          f"etldump {cnt}")
+    print(f"  ok {name32}: etl.data.ImageBase == {base} selects {cnt} frames of the 32-bit trace")
+
+
+# Kernel events whose payload names the process they are about (process_context.h, rule 1).
+_SUBJECT_THREAD = ("Thread/Start", "Thread/Stop", "Thread/DCStart", "Thread/DCStop")
+_PAYLOAD_PID = ("PID", "StackProcess")
+_PAYLOAD_TID = ("ThreadId", "StackThread", "TThreadId", "IssuingThreadId", "TTID", "NewThreadId")
+
+
+def _oracle_pids(recs):
+    """position -> pid of every record, worked out here from etldump's fields, not from its
+    process_name: the event's own subject (Process, Image, Thread Start/Stop/rundown, SystemConfig
+    Services: the payload's ProcessId), else the header's pid, else a pid in the payload, else the
+    process of the record's thread (header or payload thread) from the trace's Thread events."""
+    threads = collections.defaultdict(set)
+    for r in recs:
+        f = r.get("fields")
+        if r.get("event_name", "").startswith("Thread/") and isinstance(f, dict) and "TThreadId" in f:
+            threads[f["TThreadId"]].add(f["ProcessId"])
+    pids = {}
+    for r in recs:
+        en = r.get("event_name", "")
+        f = r.get("fields") if isinstance(r.get("fields"), dict) else {}
+        pid = None
+        if r.get("provider_name") in ("Windows Kernel", "MSNT_SystemTrace") and \
+                (en.startswith(("Process/", "Image/")) or en in _SUBJECT_THREAD or en == "SystemConfig/Services") and \
+                isinstance(f.get("ProcessId"), int):
+            pid = f["ProcessId"]
+        elif r.get("pid") is not None and r["pid"] != 0xFFFFFFFF:
+            pid = r["pid"]
+        else:
+            pid = next((f[k] for k in _PAYLOAD_PID if isinstance(f.get(k), int)), None)
+            if pid is None:
+                tid = r.get("tid")
+                if tid is None:
+                    tid = next((f[k] for k in _PAYLOAD_TID if isinstance(f.get(k), int)), None)
+                owners = threads.get(tid, set())
+                pid = next(iter(owners)) if len(owners) == 1 else None
+        pids[r["position"]] = pid
+    return pids
+
+
+def test_process(env):
+    """etl.process_name == "<image>" selects exactly the frames of that process - worked out
+    independently from the trace's Process/Thread events and the records' headers - on every
+    record kind; etl.process_pid and the Info column agree; with the trace read from a pipe
+    (no prescan) names still come, from the rundown events on."""
+    if not _kernel_pre(env, [NET452]):
+        return SKIP
+    recs = _etldump(env, NET452)
+    pids = _oracle_pids(recs)
+    names = collections.defaultdict(set)
+    for r in recs:
+        f = r.get("fields")
+        if r.get("event_name", "").startswith("Process/") and isinstance(f, dict) and f.get("ImageFileName"):
+            names[f["ImageFileName"]].add(f["ProcessId"])
+    kinds = collections.Counter(r["header_type"] for r in recs)
+    checked = 0
+    for image in ("Test.x64.exe", "PerfView.exe", "svchost.exe"):
+        check(image in names, f"{NET452}: no process named {image} in the trace's Process events")
+        want = sorted(p for p, pid in pids.items() if pid in names[image])
+        rows, _ = _rows(env, NET452, ["frame.number", "etl.position", "etl.header_type", "etl.process_pid",
+                                      "_ws.col.Info"], extra=["-Y", f'etl.process_name == "{image}"'])
+        got = sorted(int(r["etl.position"], 16) for r in rows)
+        check(got == want, f"{NET452}: -Y 'etl.process_name == \"{image}\"': {len(got)} frames, expected "
+              f"{len(want)}; first differences {sorted(set(got) ^ set(want))[:5]}")
+        for r in rows:
+            pid = int(r["etl.process_pid"])
+            check(pid in names[image] and f"[{image} ({pid})]" in r["_ws.col.Info"],
+                  f"{NET452}: frame {r['frame.number']}: pid {pid}, Info {r['_ws.col.Info'][:150]!r}")
+        hts = collections.Counter(HEADER_TYPES[int(r["etl.header_type"], 16)] for r in rows)
+        checked += len(got)
+        print(f"  ok {image} (pids {sorted(names[image])}): {len(got)} frames, as worked out; kinds {dict(hts)}")
+    check(len({k for k in kinds if k.startswith(("PERFINFO", "SYSTEM", "EVENT_HEADER", "FULL_HEADER"))}) >= 4,
+          f"{NET452}: header kinds {kinds}")
+    # every frame whose process is known has a name or pid; compare the pid with the oracle
+    rows, _ = _rows(env, NET452, ["frame.number", "etl.position", "etl.process_pid", "etl.process_name"])
+    agree = sum(1 for r in rows if r["etl.process_pid"] and pids.get(int(r["etl.position"], 16)) == int(r["etl.process_pid"]))
+    known = sum(1 for p in pids.values() if p is not None)
+    check(agree == known and sum(1 for r in rows if r["etl.process_pid"]) == known,
+          f"{NET452}: {agree} frames agree with the worked-out pid, {known} known")
+    print(f"  ok {known} of {len(rows)} frames have a process, every pid as worked out")
+    # a pipe: no prescan, the first pass feeds the table; the trace starts with a rundown
+    _, out, _ = env.run([env.args.tshark, "-r", "-", "-T", "fields", "-e", "etl.position", "-e", "etl.process_name"],
+                        stdin_path=env.capture(NET452))
+    piped = {int(p, 16): n for p, n in (line.split("\t") for line in out.splitlines())}
+    filed = {int(r["etl.position"], 16): r["etl.process_name"] for r in rows}
+    same = sum(1 for p, n in piped.items() if n and n == filed.get(p))
+    check(len(piped) == len(filed) and same >= 0.9 * sum(1 for n in filed.values() if n) and
+          all(not n or n == filed.get(p) for p, n in piped.items()),
+          f"{NET452} from a pipe: {same} frames named as from the file")
+    print(f"  ok from a pipe: {same} frames named as from the file, none differently")
+
+
+def test_stacks(env):
+    """StackWalk events point to their event (etl.stack_of: same raw timestamp and thread), the
+    event back to them (etl.stack_frame, with -2); the links are etldump's."""
+    if not _kernel_pre(env, [NET452]):
+        return SKIP
+    fields = ["frame.number", "etl.position", "etl.event_name", "etl.timestamp_raw", "etl.tid", "etl.process_tid",
+              "etl.data.EventTimeStamp", "etl.data.StackThread", "etl.stack_of", "etl.stack_frame"]
+    rows, _ = _rows(env, NET452, fields, extra=["-2"])
+    frames = {int(r["frame.number"]): r for r in rows}
+    links = {int(r["frame.number"]): int(r["etl.stack_of"]) for r in rows if r["etl.stack_of"]}
+    check(links, f"{NET452}: no etl.stack_of")
+    for walk, ev in links.items():
+        w, e = frames[walk], frames[ev]
+        check(w["etl.event_name"].startswith("StackWalk/"), f"frame {walk}: etl.stack_of on {w['etl.event_name']}")
+        check(int(e["etl.timestamp_raw"]) == int(w["etl.data.EventTimeStamp"]),
+              f"frame {walk} -> {ev}: timestamps {e['etl.timestamp_raw']} != {w['etl.data.EventTimeStamp']}")
+        thread = e["etl.tid"] or e["etl.process_tid"]
+        check(thread == "" or int(thread) == int(w["etl.data.StackThread"]),
+              f"frame {walk} -> {ev}: thread {thread} != StackThread {w['etl.data.StackThread']}")
+    with_thread = sum(1 for ev in links.values() if frames[ev]["etl.tid"] or frames[ev]["etl.process_tid"])
+    check(with_thread == len(links), f"{NET452}: {len(links) - with_thread} linked events without a thread")
+    back = {}
+    for r in rows:
+        for w in filter(None, r["etl.stack_frame"].split("\x1e")):
+            back[int(w)] = int(r["frame.number"])
+    check(back == links, f"{NET452}: etl.stack_frame does not mirror etl.stack_of ({len(back)} vs {len(links)})")
+    recs = _etldump(env, NET452)
+    pos = {int(r["etl.position"], 16): int(r["frame.number"]) for r in rows}
+    want = {pos[r["position"]]: pos[r["stack_of"]] for r in recs if "stack_of" in r}
+    check(links == want, f"{NET452}: {len(links)} links, etldump {len(want)}")
+    walks = sum(1 for r in rows if r["etl.event_name"] == "StackWalk/Stack")
+    print(f"  ok {len(links)} stack walks linked ({walks} StackWalk/Stack events): same time and thread; "
+          "etl.stack_frame mirrors them; as etldump")
+    # one pass: the same etl.stack_of, and no etl.stack_frame (the walk comes after its event)
+    rows1, _ = _rows(env, NET452, ["frame.number", "etl.stack_of", "etl.stack_frame"])
+    check({int(r["frame.number"]): int(r["etl.stack_of"]) for r in rows1 if r["etl.stack_of"]} == links and
+          not any(r["etl.stack_frame"] for r in rows1), f"{NET452}: one-pass stack links differ")
+    print("  ok one pass: the same etl.stack_of, no etl.stack_frame")
+
+
 TESTS = {
     "open": test_open,
     "empty": test_empty,
@@ -1656,6 +1985,10 @@ TESTS = {
     "mfmissing": test_mfmissing,
     "mftwopass": test_mftwopass,
     "mfbadmanifest": test_mfbadmanifest,
+    "kernel": test_kernel,
+    "kernelfilter": test_kernelfilter,
+    "process": test_process,
+    "stacks": test_stacks,
 }
 
 
