@@ -1001,10 +1001,9 @@ etls_prefs_apply(void)
     etls_register_manifest_fields();
 }
 
-/* Collect the schemas the capture file carries, once per file, before the first lookup.  The
- * dissector is not told which file it dissects: the file reader (etl_wiretap.c) names the
+/* The dissector is not told which file it dissects: the file reader (etl_wiretap.c) names the
  * trace in the description of the capture's one interface (ETLS_IDB_TRACE_PREFIX), which
- * epan gives every dissector; the registry then prescans that file with its own reader. */
+ * epan gives every dissector. */
 const char *
 etls_trace_path(packet_info *pinfo)
 {
@@ -1022,6 +1021,8 @@ etls_event_data_schemas(void)
     return etls_schemas;
 }
 
+/* Collect the schemas the capture file carries, once per file, before the first lookup: the
+ * registry prescans the file with its own reader. */
 static void
 etls_prescan(packet_info *pinfo)
 {
