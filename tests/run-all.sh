@@ -3,8 +3,9 @@
 #   1. builds with warnings as errors and runs every test (ctest),
 #   2. builds again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the decoder's
 #      tests over the whole real corpus,
-#   3. builds the libFuzzer targets with clang and fuzzes the reader and LZXpress for a bounded
-#      time, seeded with the real captures and the project's own.
+#   3. builds the libFuzzer targets with clang and fuzzes the reader, LZXpress, TraceLogging
+#      decoding, the manifest reader and classic kernel event decoding for a bounded time each,
+#      seeded with the real captures and the project's own.
 # It ends with one "N passed, N failed" line over all three.
 set -u
 cd "$(dirname "$0")/.."
