@@ -427,7 +427,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--etlgen")
     ap.add_argument("--etlscan", default=os.environ.get("ETLSCAN", DEFAULT_ETLSCAN))
-    ap.add_argument("--records", type=int, default=30000, help="records for the large preset")
+    ap.add_argument("--records", type=int, default=30000, help="records for the large presets")
     a = ap.parse_args()
     etlgen = a.etlgen or os.environ.get("ETLGEN") or next((p for p in DEFAULT_ETLGEN if os.path.exists(p)), None)
     if not etlgen or not os.path.exists(etlgen):
@@ -441,7 +441,7 @@ def main():
     presets = [line.split()[0] for line in run([etlgen, "--list"]).decode().splitlines() if line.strip()]
     with tempfile.TemporaryDirectory() as tmp:
         for preset in presets:
-            extra = ["--records", str(a.records)] if preset == "large" else []
+            extra = ["--records", str(a.records)] if preset.startswith("large") else []
             f1 = os.path.join(tmp, preset + ".etl")
             f2 = os.path.join(tmp, preset + ".again.etl")
             run([etlgen, "--preset", preset, "-o", f1] + extra)

@@ -1191,6 +1191,220 @@ static void config_large(etlw_config *c, const etlgen_options *opt)
     base_config(c, 8, 4, 64 * 1024, "etlshark-large", "C:\\etlshark\\large.etl");
 }
 
+/* ---- benchmark input, kernel events only (large_kernel) ------------------------------------------ */
+
+/* A kernel session with sampling, context switches, stacks and I/O, in proportions like those of
+ * big real traces: what bench/kbench and etldump's JSON rate are measured on.  Every event has a
+ * layout in the kernel class document, so all of it decodes to fields.  Payloads vary (threads,
+ * addresses, stack depths) so the output is not one line repeated. */
+
+#define LK_THREADS 64u
+
+static uint32_t lk_tid(struct gen *g)
+{
+    return TID_BASE + rng_below(&g->rng, LK_THREADS);
+}
+
+static uint64_t lk_kaddr(struct gen *g)
+{
+    return g->ps == 8 ? 0xFFFFF80310000000ull + rng_below(&g->rng, 0x00FFFFFFu)
+                      : 0x82000000u + rng_below(&g->rng, 0x00FFFFFFu);
+}
+
+static uint64_t lk_uaddr(struct gen *g)
+{
+    return g->ps == 8 ? 0x00007FF612340000ull + rng_below(&g->rng, 0x00FFFFFFu)
+                      : 0x77000000u + rng_below(&g->rng, 0x00FFFFFFu);
+}
+
+/* ReadyThread (group 5, type 50), in a COMPACT header like CSwitch. */
+static int lk_ready(struct gen *g, unsigned cpu)
+{
+    uint8_t buf[16];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    etlw_put_u32(&p, lk_tid(g));
+    etlw_put_u8(&p, 1);                       /* AdjustReason */
+    etlw_put_u8(&p, (uint8_t)rng_below(&g->rng, 8)); /* AdjustIncrement */
+    etlw_put_u8(&p, 0);                       /* Flag */
+    etlw_put_u8(&p, 0);
+    etlw_system_rec r = sys_rec(g, ETLW_COMPACT, 0x05, 50, 2, lk_tid(g));
+    return etlw_write_system(g->w, cpu, &r, p.data, p.len);
+}
+
+/* StackWalk Stack (group 0x18, type 32): the event it belongs to, then 4 to 35 frames, kernel
+ * frames first. */
+static int lk_stack(struct gen *g, unsigned cpu)
+{
+    uint8_t buf[16 + 35 * 8];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    uint32_t frames = 4 + rng_below(&g->rng, 32), kernel = rng_below(&g->rng, frames);
+    etlw_put_u64(&p, (uint64_t)g->now);       /* EventTimeStamp: the event just logged */
+    etlw_put_u32(&p, PID + 3);
+    etlw_put_u32(&p, lk_tid(g));
+    for (uint32_t i = 0; i < frames; i++)
+        etlw_put_ptr(&p, g->ps, i < kernel ? lk_kaddr(g) : lk_uaddr(g));
+    etlw_system_rec r = sys_rec(g, ETLW_PERFINFO, 0x18, 32, 2, 0);
+    return etlw_write_system(g->w, cpu, &r, p.data, p.len);
+}
+
+/* SysClExit (PerfInfo type 52): an NTSTATUS. */
+static int lk_syscall_exit(struct gen *g, unsigned cpu)
+{
+    uint8_t buf[8];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    etlw_put_u32(&p, rng_below(&g->rng, 8) ? 0 : 0xC0000034u); /* STATUS_OBJECT_NAME_NOT_FOUND */
+    etlw_system_rec r = sys_rec(g, ETLW_PERFINFO, 0x0F, 52, 2, 0);
+    return etlw_write_system(g->w, cpu, &r, p.data, p.len);
+}
+
+/* PageFault DemandZeroFault (group 2, type 11) or HardFault (type 32). */
+static int lk_fault(struct gen *g, unsigned cpu)
+{
+    uint8_t buf[48];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    uint8_t type = 11;
+    if (rng_below(&g->rng, 4) == 0) {
+        type = 32;
+        etlw_put_u64(&p, (uint64_t)g->now - 5000); /* InitialTime */
+        etlw_put_u64(&p, (uint64_t)rng_below(&g->rng, 1u << 20) << 12); /* ReadOffset */
+        etlw_put_ptr(&p, g->ps, lk_uaddr(g));
+        etlw_put_ptr(&p, g->ps, lk_kaddr(g));       /* FileObject */
+        etlw_put_u32(&p, lk_tid(g));
+        etlw_put_u32(&p, 4096u << rng_below(&g->rng, 4));
+    } else {
+        etlw_put_ptr(&p, g->ps, lk_uaddr(g));
+        etlw_put_ptr(&p, g->ps, lk_uaddr(g));
+    }
+    etlw_system_rec r = sys_rec(g, ETLW_PERFINFO, 0x02, type, 2, 0);
+    return etlw_write_system(g->w, cpu, &r, p.data, p.len);
+}
+
+/* DiskIo Read (group 1, type 10), version 3 layout. */
+static int lk_disk(struct gen *g, unsigned cpu)
+{
+    uint8_t buf[64];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    etlw_put_u32(&p, 0);                                   /* DiskNumber */
+    etlw_put_u32(&p, 0x60043);                             /* IrpFlags */
+    etlw_put_u32(&p, 4096u << rng_below(&g->rng, 6));      /* TransferSize */
+    etlw_put_u32(&p, 0);
+    etlw_put_u64(&p, (uint64_t)rng_below(&g->rng, 1u << 30) << 9); /* ByteOffset */
+    etlw_put_ptr(&p, g->ps, lk_kaddr(g));                  /* FileObject */
+    etlw_put_ptr(&p, g->ps, lk_kaddr(g));                  /* Irp */
+    etlw_put_u64(&p, 1000 + rng_below(&g->rng, 100000));   /* HighResResponseTime */
+    etlw_put_u32(&p, lk_tid(g));
+    etlw_system_rec r = sys_rec(g, ETLW_PERFINFO, 0x01, 10, 3, 0);
+    return etlw_write_system(g->w, cpu, &r, p.data, p.len);
+}
+
+/* FileIo Read (group 4, type 67) or, one in four, Create (type 64) with a path. */
+static int lk_file(struct gen *g, unsigned cpu)
+{
+    static const char *const paths[] = {
+        "\\Device\\HarddiskVolume3\\Windows\\System32\\kernel32.dll",
+        "\\Device\\HarddiskVolume3\\Users\\etlshark\\AppData\\Local\\Temp\\trace.tmp",
+        "\\Device\\HarddiskVolume3\\Program Files\\etlshark\\etlshark.exe",
+        "\\Device\\HarddiskVolume3\\Windows\\Microsoft.NET\\Framework64\\v4.0.30319\\clr.dll",
+    };
+    uint8_t buf[256];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    uint8_t type = 67;
+    if (rng_below(&g->rng, 4) == 0) {
+        type = 64;
+        etlw_put_ptr(&p, g->ps, lk_kaddr(g));              /* IrpPtr */
+        etlw_put_ptr(&p, g->ps, lk_tid(g));                /* TTID */
+        etlw_put_ptr(&p, g->ps, lk_kaddr(g));              /* FileObject */
+        etlw_put_u32(&p, 0x01000060u);                     /* CreateOptions */
+        etlw_put_u32(&p, 0x80u);                           /* FileAttributes */
+        etlw_put_u32(&p, 0x7u);                            /* ShareAccess */
+        etlw_put_utf16z(&p, paths[rng_below(&g->rng, COUNT(paths))]);
+    } else {
+        etlw_put_u64(&p, (uint64_t)rng_below(&g->rng, 1u << 20) << 12); /* Offset */
+        etlw_put_ptr(&p, g->ps, lk_kaddr(g));              /* IrpPtr */
+        etlw_put_ptr(&p, g->ps, lk_tid(g));                /* TTID */
+        etlw_put_ptr(&p, g->ps, lk_kaddr(g));              /* FileObject */
+        etlw_put_ptr(&p, g->ps, lk_kaddr(g));              /* FileKey */
+        etlw_put_u32(&p, 4096u << rng_below(&g->rng, 4));  /* IoSize */
+        etlw_put_u32(&p, 0);                               /* IoFlags */
+    }
+    etlw_system_rec r = sys_rec(g, ETLW_PERFINFO, 0x04, type, 2, 0);
+    return etlw_write_system(g->w, cpu, &r, p.data, p.len);
+}
+
+/* Image Load (hook 0x030A: group PROCESS, type 10, keyed to the Image class), version 3. */
+static int lk_image(struct gen *g, unsigned cpu)
+{
+    static const char *const names[] = {
+        "\\Windows\\System32\\ntdll.dll", "\\Windows\\System32\\KernelBase.dll",
+        "\\Program Files\\etlshark\\etlshark.exe",
+    };
+    uint8_t buf[160];
+    etlw_bytes p;
+    etlw_bytes_init(&p, buf, sizeof buf);
+    etlw_put_ptr(&p, g->ps, lk_uaddr(g) & ~(uint64_t)0xFFFF); /* ImageBase */
+    etlw_put_ptr(&p, g->ps, 0x1A0000);                         /* ImageSize */
+    etlw_put_u32(&p, PID + 3);
+    etlw_put_u32(&p, 0x1B2C3D);                                /* ImageCheckSum */
+    etlw_put_u32(&p, 0x5F1E2D3C);                              /* TimeDateStamp */
+    etlw_put_u32(&p, 0);
+    etlw_put_ptr(&p, g->ps, g->ps == 8 ? 0x180000000ull : 0x10000000u); /* DefaultBase */
+    etlw_put_fill(&p, 0, 16);                                  /* Reserved1..4 */
+    etlw_put_utf16z(&p, names[rng_below(&g->rng, COUNT(names))]);
+    etlw_system_rec r = sys_rec(g, ETLW_SYSTEM, 0x03, 10, 3, lk_tid(g));
+    return etlw_write_system(g->w, cpu, &r, p.data, p.len);
+}
+
+static int fill_large_kernel(etlw_writer *w, const etlgen_options *opt)
+{
+    uint64_t n = opt->records ? opt->records : LARGE_DEFAULT_RECORDS;
+    struct gen g;
+    gen_init(&g, w, 0x4B3E2A1Dull);
+    /* The logfile header is record 0 and the header extension record 1; n counts both. */
+    CHECK(k_header_extension(&g, 0));
+    for (uint64_t i = 2; i < n; i++) {
+        unsigned cpu = rng_below(&g.rng, 4);
+        uint32_t kind = rng_below(&g.rng, 100);
+        if (kind < 26) {
+            CHECK(k_sample(&g, cpu, lk_tid(&g), 0));
+        } else if (kind < 46) {
+            uint32_t new_tid = lk_tid(&g);
+            CHECK(k_cswitch(&g, cpu, new_tid, lk_tid(&g)));
+        } else if (kind < 62) {
+            CHECK(lk_stack(&g, cpu));
+        } else if (kind < 70) {
+            CHECK(lk_ready(&g, cpu));
+        } else if (kind < 78) {
+            CHECK(k_syscall(&g, cpu));
+        } else if (kind < 86) {
+            CHECK(lk_syscall_exit(&g, cpu));
+        } else if (kind < 91) {
+            CHECK(lk_fault(&g, cpu));
+        } else if (kind < 94) {
+            CHECK(lk_disk(&g, cpu));
+        } else if (kind < 98) {
+            CHECK(lk_file(&g, cpu));
+        } else if (kind < 99) {
+            CHECK(lk_image(&g, cpu));
+        } else {
+            CHECK(k_thread(&g, cpu, lk_tid(&g)));
+        }
+    }
+    return ETLW_OK;
+}
+
+static void config_large_kernel(etlw_config *c, const etlgen_options *opt)
+{
+    (void)opt;
+    base_config(c, 8, 4, 64 * 1024, "NT Kernel Logger", "C:\\etlshark\\large_kernel.etl");
+    c->logger_id = 0xFFFF; /* the kernel logger */
+}
+
 /* ---- the table ------------------------------------------------------------------------------------ */
 
 /* ---- manifest layouts for the decoder's manifest tests (mf_fields64, mf_fields32, mf_late) ------ */
@@ -1351,6 +1565,9 @@ const etlgen_preset etlgen_presets[] = {
     { "large", "benchmark input: --records N mixed TraceLogging/SYSTEM/PERFINFO records, "
                "4 CPUs, 64 KiB buffers",
       config_large, fill_large },
+    { "large_kernel", "benchmark input: --records N classic kernel records (samples, context "
+                      "switches, stacks, syscalls, faults, I/O), 4 CPUs, 64 KiB buffers",
+      config_large_kernel, fill_large_kernel },
     { "mf_fields64", "manifest events whose layout needs their manifest: lengths and counts from "
                      "other fields, an array of structs, value and bit maps, a pointer (64-bit)",
       config_mf_fields64, fill_mf_fields },
