@@ -11,32 +11,38 @@ void json_flush(json_out *j)
     }
 }
 
+/* Room for n more bytes at the end of the buffer (flushed first when they do not fit); the
+ * caller writes there and adds what it wrote to j->len.  One bound check per value instead of one
+ * per byte or per piece: etldump writes a few hundred values per record, so this is its JSON
+ * writer's main cost.  n <= JSON_BUFFER_SIZE. */
+static inline char *room(json_out *j, size_t n)
+{
+    if (n > sizeof j->buf - j->len)
+        json_flush(j);
+    return j->buf + j->len;
+}
+
 static void out_mem(json_out *j, const char *p, size_t n)
 {
-    if (n > sizeof j->buf - j->len) {
+    while (n > sizeof j->buf - j->len) {
+        size_t k = sizeof j->buf - j->len;
+        memcpy(j->buf + j->len, p, k);
+        j->len += k;
+        p += k;
+        n -= k;
         json_flush(j);
-        if (n > sizeof j->buf) {
-            out_mem(j, p, n);
-            return;
-        }
     }
     memcpy(j->buf + j->len, p, n);
     j->len += n;
 }
 
-static void out_byte(json_out *j, char c)
+static inline void out_byte(json_out *j, char c)
 {
-    if (j->len == sizeof j->buf)
-        json_flush(j);
-    j->buf[j->len++] = c;
+    *room(j, 1) = c;
+    j->len++;
 }
 
-static void out_str(json_out *j, const char *s)
-{
-    out_mem(j, s, strlen(s));
-}
-
-static void sep(json_out *j)
+static inline void sep(json_out *j)
 {
     if (j->depth > 0 && j->depth < 64) {
         if (j->need_comma[j->depth])
@@ -75,38 +81,100 @@ void json_end_array(json_out *j)
         j->depth--;
 }
 
-static void raw_string(json_out *j, const char *s, size_t n)
+/* Does any of the 8 bytes in w need escaping in a JSON string (a control byte, '"' or '\\')?
+ * Exact for the word as a whole, whatever the byte order: (x - 0x01..) & ~x & 0x80.. is non-zero
+ * exactly when a byte of x is zero, and (w - 0x20..) & ~w & 0x80.. exactly when a byte of w is
+ * below 0x20.  Bytes >= 0x80 (UTF-8) never count. */
+static inline bool word_needs_escape(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high;
+}
+
+/* Strings go out in pieces of at most this many bytes, each with room for its worst case (every
+ * byte a 6-byte \u00XX escape) in the buffer. */
+#define STRING_PIECE (JSON_BUFFER_SIZE / 8u)
+
+static void escape_piece(json_out *j, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    out_byte(j, '"');
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+    char *d = room(j, 6 * n);
+    size_t i = 0;
+    while (i < n) {
+        uint64_t w;
+        if (n - i >= 8 && (memcpy(&w, s + i, 8), !word_needs_escape(w))) {
+            memcpy(d, &w, 8); /* the common case: 8 plain bytes at once */
+            d += 8;
+            i += 8;
             continue;
-        out_mem(j, s + run, i - run);
-        run = i + 1;
+        }
+        unsigned char c = (unsigned char)s[i++];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            *d++ = (char)c;
+            continue;
+        }
+        *d++ = '\\';
         switch (c) {
-        case '"': out_str(j, "\\\""); break;
-        case '\\': out_str(j, "\\\\"); break;
-        case '\n': out_str(j, "\\n"); break;
-        case '\r': out_str(j, "\\r"); break;
-        case '\t': out_str(j, "\\t"); break;
+        case '"': *d++ = '"'; break;
+        case '\\': *d++ = '\\'; break;
+        case '\n': *d++ = 'n'; break;
+        case '\r': *d++ = 'r'; break;
+        case '\t': *d++ = 't'; break;
         default:
-            out_str(j, "\\u00");
-            out_byte(j, hex[c >> 4]);
-            out_byte(j, hex[c & 15]);
+            memcpy(d, "u00", 3);
+            d[3] = hex[c >> 4];
+            d[4] = hex[c & 15];
+            d += 5;
         }
     }
-    out_mem(j, s + run, n - run);
+    j->len = (size_t)(d - j->buf);
+}
+
+static void raw_string(json_out *j, const char *s, size_t n)
+{
     out_byte(j, '"');
+    while (n > STRING_PIECE) {
+        escape_piece(j, s, STRING_PIECE);
+        s += STRING_PIECE;
+        n -= STRING_PIECE;
+    }
+    escape_piece(j, s, n);
+    out_byte(j, '"');
+}
+
+/* Short NUL-terminated strings (keys, names, times, GUIDs) go out in one pass that copies and
+ * checks each byte, with one bound check: no strlen before, no second scan.  `tail` (up to 2
+ * bytes) follows the closing quote.  False, with nothing written, when the string is longer than
+ * SHORT_STRING or needs escaping: the caller takes the general path. */
+#define SHORT_STRING 64u
+
+static inline bool short_string(json_out *j, const char *s, const char *tail, size_t tail_len)
+{
+    char *d = room(j, SHORT_STRING + 4);
+    d[0] = '"';
+    for (size_t i = 0; i < SHORT_STRING; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == 0) {
+            d[1 + i] = '"';
+            memcpy(d + 2 + i, tail, tail_len);
+            j->len += 2 + i + tail_len;
+            return true;
+        }
+        if (c < 0x20 || c == '"' || c == '\\')
+            return false;
+        d[1 + i] = (char)c;
+    }
+    return false;
 }
 
 void json_key(json_out *j, const char *key)
 {
     sep(j);
-    raw_string(j, key, strlen(key));
-    out_byte(j, ':');
+    if (!short_string(j, key, ":", 1)) {
+        raw_string(j, key, strlen(key));
+        out_byte(j, ':');
+    }
     /* the value that follows must not add a comma */
     if (j->depth > 0 && j->depth < 64)
         j->need_comma[j->depth] = false;
@@ -116,7 +184,8 @@ void json_key(json_out *j, const char *key)
 void json_string(json_out *j, const char *s)
 {
     sep(j);
-    raw_string(j, s, strlen(s));
+    if (!short_string(j, s, "", 0))
+        raw_string(j, s, strlen(s));
 }
 
 void json_string_n(json_out *j, const char *s, size_t n)
@@ -127,15 +196,21 @@ void json_string_n(json_out *j, const char *s, size_t n)
 
 void json_u64(json_out *j, uint64_t v)
 {
-    char buf[24];
-    int i = 23;
-    buf[i] = '\0';
+    sep(j);
+    if (v < 10) { /* most header numbers: versions, levels, zeros */
+        *room(j, 1) = (char)('0' + v);
+        j->len++;
+        return;
+    }
+    unsigned len = 2;
+    for (uint64_t t = v / 100; t; t /= 10)
+        len++;
+    char *d = room(j, len) + len;
     do {
-        buf[--i] = (char)('0' + v % 10);
+        *--d = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    sep(j);
-    out_mem(j, buf + i, (size_t)(23 - i));
+    j->len += len;
 }
 
 void json_i64(json_out *j, int64_t v)
@@ -155,49 +230,52 @@ void json_i64(json_out *j, int64_t v)
 void json_bool(json_out *j, bool v)
 {
     sep(j);
-    out_str(j, v ? "true" : "false");
+    if (v)
+        out_mem(j, "true", 4);
+    else
+        out_mem(j, "false", 5);
 }
 
 void json_null(json_out *j)
 {
     sep(j);
-    out_str(j, "null");
+    out_mem(j, "null", 4);
 }
 
 void json_hex_u64(json_out *j, uint64_t v)
 {
-    char buf[24];
     static const char hex[] = "0123456789abcdef";
-    int i = 23;
-    buf[i] = '\0';
+    unsigned digits = 1;
+    for (uint64_t t = v; t >= 16; t >>= 4)
+        digits++;
+    sep(j);
+    char *d = room(j, digits + 4);
+    memcpy(d, "\"0x", 3);
+    char *e = d + 3 + digits;
+    *e = '"';
     do {
-        buf[--i] = hex[v & 15];
+        *--e = hex[v & 15];
         v >>= 4;
     } while (v);
-    buf[--i] = 'x';
-    buf[--i] = '0';
-    sep(j);
-    out_byte(j, '"');
-    out_mem(j, buf + i, (size_t)(23 - i));
-    out_byte(j, '"');
+    j->len += digits + 4;
 }
 
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    char chunk[256];
     sep(j);
     out_byte(j, '"');
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        chunk[k++] = hex[p[i] >> 4];
-        chunk[k++] = hex[p[i] & 15];
-        if (k == sizeof chunk) {
-            out_mem(j, chunk, k);
-            k = 0;
+    while (n) {
+        size_t k = n < STRING_PIECE ? n : STRING_PIECE;
+        char *d = room(j, 2 * k);
+        for (size_t i = 0; i < k; i++) {
+            d[2 * i] = hex[p[i] >> 4];
+            d[2 * i + 1] = hex[p[i] & 15];
         }
+        j->len += 2 * k;
+        p += k;
+        n -= k;
     }
-    out_mem(j, chunk, k);
     out_byte(j, '"');
 }
 

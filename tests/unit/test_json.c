@@ -1,0 +1,219 @@
+/* Unit tests of json.c, etldump's writer: its output against a plain byte-by-byte rendering of
+ * the same values (RFC 8259 escapes, decimal and hex numbers), around the places where the
+ * writer takes shortcuts - 8-byte words scanned at once, strings split in pieces, the buffer
+ * flushed in the middle of a value. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "json.h"
+
+/* What a JSON string of s[0..n) must look like. */
+static size_t reference_string(char *out, const unsigned char *s, size_t n)
+{
+    size_t k = 0;
+    out[k++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = s[i];
+        if (c == '"' || c == '\\') {
+            out[k++] = '\\';
+            out[k++] = (char)c;
+        } else if (c == '\n') {
+            k += (size_t)sprintf(out + k, "\\n");
+        } else if (c == '\r') {
+            k += (size_t)sprintf(out + k, "\\r");
+        } else if (c == '\t') {
+            k += (size_t)sprintf(out + k, "\\t");
+        } else if (c < 0x20) {
+            k += (size_t)sprintf(out + k, "\\u%04x", c);
+        } else {
+            out[k++] = (char)c;
+        }
+    }
+    out[k++] = '"';
+    return k;
+}
+
+static json_out j; /* 256 KiB of buffer: not on the stack */
+
+/* Run `write` into a fresh writer and return what came out (malloc'd, NUL-terminated). */
+static char *capture(void (*write)(json_out *, void *), void *ctx, size_t *len)
+{
+    char *mem = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&mem, &size);
+    memset(&j, 0, sizeof j);
+    j.f = f;
+    write(&j, ctx);
+    json_flush(&j);
+    fclose(f);
+    *len = size;
+    return mem;
+}
+
+struct str {
+    const unsigned char *s;
+    size_t n;
+    size_t pad; /* bytes already in the buffer before the string */
+};
+
+static void write_str(json_out *o, void *ctx)
+{
+    const struct str *x = ctx;
+    for (size_t i = 0; i < x->pad; i++)
+        json_raw(o, "1", 1); /* top level: no separators */
+    json_string_n(o, (const char *)x->s, x->n);
+}
+
+static int same_string(const unsigned char *s, size_t n, size_t pad)
+{
+    struct str x = {s, n, pad};
+    size_t len;
+    char *got = capture(write_str, &x, &len);
+    char *want = malloc(pad + 6 * n + 3);
+    memset(want, '1', pad);
+    size_t wl = pad + reference_string(want + pad, s, n);
+    int ok = len == wl && memcmp(got, want, wl) == 0;
+    free(got);
+    free(want);
+    return ok;
+}
+
+static void test_escapes(void)
+{
+    /* every byte value at every position of the first two 8-byte words, in strings of every
+     * length up to 24 around it */
+    unsigned char s[24];
+    int bad = 0;
+    for (unsigned c = 0; c < 256; c++)
+        for (size_t n = 1; n <= sizeof s; n++)
+            for (size_t at = 0; at < n && at < 16; at++) {
+                memset(s, 'a', n);
+                s[at] = (unsigned char)c;
+                bad += !same_string(s, n, 0);
+            }
+    CHECK_EQ_U(bad, 0);
+    /* UTF-8 and DEL pass as they are */
+    const unsigned char utf8[] = "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \x7f\xf0\x9f\x98\x80";
+    CHECK(same_string(utf8, sizeof utf8 - 1, 0));
+}
+
+static void test_long_strings(void)
+{
+    /* longer than the writer's pieces and its buffer, plain and full of escapes, starting at
+     * several fill levels of the buffer */
+    size_t n = 3 * JSON_BUFFER_SIZE + 13;
+    unsigned char *s = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        s[i] = (unsigned char)('A' + i % 26);
+    CHECK(same_string(s, n, 0));
+    CHECK(same_string(s, n, JSON_BUFFER_SIZE - 3));
+    for (size_t i = 0; i < n; i += 7)
+        s[i] = (unsigned char)(i % 3 ? '"' : 1);
+    CHECK(same_string(s, n, 0));
+    CHECK(same_string(s, n, JSON_BUFFER_SIZE - 1));
+    CHECK(same_string(s, n, 100000));
+    free(s);
+}
+
+static const uint64_t numbers[] = {0, 1, 9, 10, 11, 99, 100, 12345, 4294967295u, 9007199254740992ULL,
+                                   10000000000000000000ULL, UINT64_MAX};
+
+static void write_numbers(json_out *o, void *ctx)
+{
+    (void)ctx;
+    json_begin_array(o);
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        json_u64(o, numbers[i]);
+        json_i64(o, (int64_t)numbers[i]);
+        json_i64(o, -(int64_t)(numbers[i] >> 1));
+        json_hex_u64(o, numbers[i]);
+    }
+    json_i64(o, INT64_MIN);
+    json_end_array(o);
+}
+
+static void test_numbers(void)
+{
+    char want[4096];
+    size_t k = 0;
+    want[k++] = '[';
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        k += (size_t)sprintf(want + k, "%s%" PRIu64 ",%" PRId64 ",%" PRId64 ",\"0x%" PRIx64 "\"", i ? "," : "",
+                             numbers[i], (int64_t)numbers[i], -(int64_t)(numbers[i] >> 1), numbers[i]);
+    k += (size_t)sprintf(want + k, ",%" PRId64 "]", INT64_MIN);
+    size_t len;
+    char *got = capture(write_numbers, NULL, &len);
+    CHECK(len == k && memcmp(got, want, k) == 0);
+    if (len != k || memcmp(got, want, k) != 0)
+        fprintf(stderr, "got  %.*s\nwant %s\n", (int)len, got, want);
+    free(got);
+}
+
+static void write_record(json_out *o, void *ctx)
+{
+    size_t n = *(const size_t *)ctx;
+    static uint8_t bytes[300000];
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)(i * 7);
+    for (size_t r = 0; r < n; r++) {
+        json_begin_object(o);
+        json_key(o, "a\"b");
+        json_hex_bytes(o, bytes, r % 2 ? sizeof bytes : 3);
+        json_key(o, "n");
+        json_null(o);
+        json_key(o, "t");
+        json_bool(o, true);
+        json_key(o, "f");
+        json_bool(o, false);
+        json_key(o, "o");
+        json_begin_object(o);
+        json_end_object(o);
+        json_end_object(o);
+        json_newline(o);
+    }
+}
+
+static void test_structure(void)
+{
+    size_t n = 5, len;
+    char *got = capture(write_record, &n, &len);
+    /* every line parses back to the same shape, wherever the buffer was flushed */
+    size_t lines = 0, at = 0;
+    int ok = 1;
+    while (at < len) {
+        char *nl = memchr(got + at, '\n', len - at);
+        if (!nl)
+            break;
+        size_t hexlen = lines % 2 ? 600000 : 6;
+        const char *head = "{\"a\\\"b\":\"";
+        ok &= strncmp(got + at, head, strlen(head)) == 0;
+        const char *h = got + at + strlen(head);
+        ok &= h + hexlen < nl && h[hexlen] == '"';
+        for (size_t i = 0; ok && i < hexlen / 2; i++) {
+            char two[3];
+            snprintf(two, sizeof two, "%02x", (uint8_t)(i * 7));
+            ok &= h[2 * i] == two[0] && h[2 * i + 1] == two[1];
+        }
+        const char *tail = "\",\"n\":null,\"t\":true,\"f\":false,\"o\":{}}";
+        ok &= (size_t)(nl - (h + hexlen)) == strlen(tail) && memcmp(h + hexlen, tail, strlen(tail)) == 0;
+        lines++;
+        at = (size_t)(nl - got) + 1;
+    }
+    CHECK(ok);
+    CHECK_EQ_U(lines, n);
+    CHECK_EQ_U(at, len);
+    free(got);
+}
+
+int main(void)
+{
+    test_escapes();
+    test_long_strings();
+    test_numbers();
+    test_structure();
+    CHECK_MAIN_END();
+}
