@@ -92,6 +92,39 @@ static inline bool word_needs_escape(uint64_t w)
     return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high;
 }
 
+/* 1 for the bytes a JSON string must escape: controls, '"' and '\\'. */
+static const uint8_t escaped[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
+/* Does s[0..n) need escaping?  Whole words at a time, the last word overlapping the one before
+ * when n is not a multiple of 8 (and two overlapping halves for 4..7 bytes), so no byte outside
+ * the string is read and the usual short key or name costs one or two word tests. */
+static inline bool needs_escape(const char *s, size_t n)
+{
+    uint64_t w;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, s + i, 8);
+            if (word_needs_escape(w))
+                return true;
+        }
+        memcpy(&w, s + n - 8, 8);
+        return word_needs_escape(w);
+    }
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        return word_needs_escape((uint64_t)a << 32 | b);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (escaped[(unsigned char)s[i]])
+            return true;
+    return false;
+}
+
 /* Strings go out in pieces of at most this many bytes, each with room for its worst case (every
  * byte a 6-byte \u00XX escape) in the buffer. */
 #define STRING_PIECE (JSON_BUFFER_SIZE / 8u)
@@ -99,18 +132,15 @@ static inline bool word_needs_escape(uint64_t w)
 static void escape_piece(json_out *j, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
+    if (!needs_escape(s, n)) { /* the common case */
+        memcpy(room(j, n), s, n);
+        j->len += n;
+        return;
+    }
     char *d = room(j, 6 * n);
-    size_t i = 0;
-    while (i < n) {
-        uint64_t w;
-        if (n - i >= 8 && (memcpy(&w, s + i, 8), !word_needs_escape(w))) {
-            memcpy(d, &w, 8); /* the common case: 8 plain bytes at once */
-            d += 8;
-            i += 8;
-            continue;
-        }
-        unsigned char c = (unsigned char)s[i++];
-        if (c >= 0x20 && c != '"' && c != '\\') {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!escaped[c]) {
             *d++ = (char)c;
             continue;
         }
@@ -143,56 +173,105 @@ static void raw_string(json_out *j, const char *s, size_t n)
     out_byte(j, '"');
 }
 
-/* Short NUL-terminated strings (keys, names, times, GUIDs) go out in one pass that copies and
- * checks each byte, with one bound check: no strlen before, no second scan.  `tail` (up to 2
- * bytes) follows the closing quote.  False, with nothing written, when the string is longer than
- * SHORT_STRING or needs escaping: the caller takes the general path. */
+/* Keys and short strings that need no escaping - nearly all of them - go out quoted in one
+ * reservation, with the separator: etldump writes some 30 keys per record. */
 #define SHORT_STRING 64u
 
-static inline bool short_string(json_out *j, const char *s, const char *tail, size_t tail_len)
+/* Copy n <= SHORT_STRING bytes with word moves (the last one overlapping), not a library call:
+ * the strings are short and the call would cost more than the copy. */
+static inline void copy_short(char *d, const char *s, size_t n)
 {
-    char *d = room(j, SHORT_STRING + 4);
-    d[0] = '"';
-    for (size_t i = 0; i < SHORT_STRING; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == 0) {
-            d[1 + i] = '"';
-            memcpy(d + 2 + i, tail, tail_len);
-            j->len += 2 + i + tail_len;
-            return true;
+    uint64_t w;
+    uint32_t h;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, s + i, 8);
+            memcpy(d + i, &w, 8);
         }
-        if (c < 0x20 || c == '"' || c == '\\')
-            return false;
-        d[1 + i] = (char)c;
+        memcpy(&w, s + n - 8, 8);
+        memcpy(d + n - 8, &w, 8);
+    } else if (n >= 4) {
+        memcpy(&h, s, 4);
+        memcpy(d, &h, 4);
+        memcpy(&h, s + n - 4, 4);
+        memcpy(d + n - 4, &h, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
     }
-    return false;
 }
 
-void json_key(json_out *j, const char *key)
+/* The separator a value or key at this level needs (sep() without writing it): 1 for a comma. */
+static inline size_t take_comma(json_out *j)
+{
+    if (j->depth <= 0 || j->depth >= 64)
+        return 0;
+    size_t c = j->need_comma[j->depth];
+    j->need_comma[j->depth] = true;
+    return c;
+}
+
+/* The general paths (long strings, escapes) apart from the short ones, so that those stay small
+ * enough to keep their values in registers. */
+#if defined(__GNUC__)
+#define JSON_SLOW_PATH __attribute__((noinline, cold))
+#else
+#define JSON_SLOW_PATH
+#endif
+
+JSON_SLOW_PATH static void key_escaped(json_out *j, const char *key, size_t n)
 {
     sep(j);
-    if (!short_string(j, key, ":", 1)) {
-        raw_string(j, key, strlen(key));
-        out_byte(j, ':');
+    raw_string(j, key, n);
+    out_byte(j, ':');
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false;
+}
+
+JSON_SLOW_PATH static void string_escaped(json_out *j, const char *s, size_t n)
+{
+    sep(j);
+    raw_string(j, s, n);
+}
+
+void json_key_n(json_out *j, const char *key, size_t n)
+{
+    if (n > SHORT_STRING || needs_escape(key, n)) {
+        key_escaped(j, key, n);
+        return;
     }
+    char *d = room(j, SHORT_STRING + 4);
+    size_t c = take_comma(j);
+    d[0] = ',';
+    d[c] = '"';
+    copy_short(d + c + 1, key, n);
+    d[c + n + 1] = '"';
+    d[c + n + 2] = ':';
+    j->len += c + n + 3;
     /* the value that follows must not add a comma */
     if (j->depth > 0 && j->depth < 64)
         j->need_comma[j->depth] = false;
 }
 
-/* After a key, the value resets need_comma to true via sep(). */
-void json_string(json_out *j, const char *s)
-{
-    sep(j);
-    if (!short_string(j, s, "", 0))
-        raw_string(j, s, strlen(s));
-}
-
 void json_string_n(json_out *j, const char *s, size_t n)
 {
-    sep(j);
-    raw_string(j, s, n);
+    if (n > SHORT_STRING || needs_escape(s, n)) {
+        string_escaped(j, s, n);
+        return;
+    }
+    char *d = room(j, SHORT_STRING + 3);
+    size_t c = take_comma(j);
+    d[0] = ',';
+    d[c] = '"';
+    copy_short(d + c + 1, s, n);
+    d[c + n + 1] = '"';
+    j->len += c + n + 2;
 }
+
+/* "00".."99": two digits per division. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                  "8081828384858687888990919293949596979899";
 
 void json_u64(json_out *j, uint64_t v)
 {
@@ -202,14 +281,23 @@ void json_u64(json_out *j, uint64_t v)
         j->len++;
         return;
     }
-    unsigned len = 2;
-    for (uint64_t t = v / 100; t; t /= 10)
+    if (v < 100) {
+        memcpy(room(j, 2), digit_pairs + 2 * v, 2);
+        j->len += 2;
+        return;
+    }
+    unsigned len = 3;
+    for (uint64_t p = 1000; len < 20 && v >= p; p *= 10)
         len++;
     char *d = room(j, len) + len;
-    do {
-        *--d = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        memcpy(d -= 2, digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10)
+        memcpy(d -= 2, digit_pairs + 2 * v, 2);
+    else
+        *--d = (char)('0' + v);
     j->len += len;
 }
 
@@ -260,18 +348,25 @@ void json_hex_u64(json_out *j, uint64_t v)
     j->len += digits + 4;
 }
 
+/* The two hex digits of every byte value, so that a byte is one load and one 2-byte store. */
+static const char hex_pairs[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+                                "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+                                "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+                                "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+                                "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+                                "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+                                "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+                                "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     sep(j);
     out_byte(j, '"');
     while (n) {
         size_t k = n < STRING_PIECE ? n : STRING_PIECE;
         char *d = room(j, 2 * k);
-        for (size_t i = 0; i < k; i++) {
-            d[2 * i] = hex[p[i] >> 4];
-            d[2 * i + 1] = hex[p[i] & 15];
-        }
+        for (size_t i = 0; i < k; i++)
+            memcpy(d + 2 * i, hex_pairs + 2 * p[i], 2);
         j->len += 2 * k;
         p += k;
         n -= k;

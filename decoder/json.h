@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define JSON_BUFFER_SIZE (256u * 1024u)
 
@@ -22,9 +23,17 @@ void json_begin_object(json_out *j);
 void json_end_object(json_out *j);
 void json_begin_array(json_out *j);
 void json_end_array(json_out *j);
-void json_key(json_out *j, const char *key);
-void json_string(json_out *j, const char *s);
+void json_key_n(json_out *j, const char *key, size_t n);
 void json_string_n(json_out *j, const char *s, size_t n);
+/* Inline so that the length of a literal key or string is known at compile time. */
+static inline void json_key(json_out *j, const char *key)
+{
+    json_key_n(j, key, strlen(key));
+}
+static inline void json_string(json_out *j, const char *s)
+{
+    json_string_n(j, s, strlen(s));
+}
 void json_u64(json_out *j, uint64_t v);
 void json_i64(json_out *j, int64_t v);
 void json_bool(json_out *j, bool v);
