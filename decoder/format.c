@@ -101,6 +101,23 @@ void etl_filetime_to_unix(int64_t ft, int64_t *secs, int32_t *nsecs)
     *nsecs = (int32_t)(r * 100);
 }
 
+/* The proleptic Gregorian date of a day counted from 1970-01-01 (negative before it).  Plain
+ * arithmetic instead of gmtime_r, which takes glibc's time-zone lock on every call: this runs
+ * for every record of every output.  The calendar repeats every 400 years (146097 days); days
+ * are counted from 0000-03-01 so that the leap day is the last day of its year. */
+static void civil_from_days(int64_t days, int *year, int *month, int *day)
+{
+    int64_t z = days + 719468; /* 1970-01-01 is day 719468 after 0000-03-01 */
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;                                   /* [0, 146096] */
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);              /* [0, 365], from March 1 */
+    int64_t mp = (5 * doy + 2) / 153;                                   /* [0, 11], March = 0 */
+    *day = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *month = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *year = (int)(yoe + era * 400 + (*month <= 2));
+}
+
 bool etl_format_filetime(int64_t ft, char out[ETL_TIME_STR_SIZE])
 {
     /* Year 9999 ends at FILETIME 2650467743999999999. */
@@ -111,24 +128,28 @@ bool etl_format_filetime(int64_t ft, char out[ETL_TIME_STR_SIZE])
     int64_t secs;
     int32_t ns;
     etl_filetime_to_unix(ft, &secs, &ns);
-    time_t t = (time_t)secs;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm)) {
-        snprintf(out, ETL_TIME_STR_SIZE, "invalid");
-        return false;
+    int64_t days = secs / 86400, sod = secs % 86400;
+    if (sod < 0) {
+        sod += 86400;
+        days--;
     }
-    /* Fixed-width digits by hand: the year is 1601..9999 here, so the text is always 28 bytes. */
+    int year, month, day;
+    civil_from_days(days, &year, &month, &day);
+    /* Fixed-width digits by hand, two at a time: the year is 1601..9999 here, so the text is
+     * always 28 bytes. */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     static const char layout[] = "0000-00-00T00:00:00.0000000Z";
-    const int fields[][3] = {{tm.tm_year + 1900, 0, 4}, {tm.tm_mon + 1, 5, 2}, {tm.tm_mday, 8, 2}, {tm.tm_hour, 11, 2},
-                             {tm.tm_min, 14, 2},        {tm.tm_sec, 17, 2},    {ns / 100, 20, 7}};
+    int frac = ns / 100;
+    const int two[][2] = {{year / 100, 0},          {year % 100, 2},        {month, 5},
+                          {day, 8},                 {(int)(sod / 3600), 11}, {(int)(sod / 60 % 60), 14},
+                          {(int)(sod % 60), 17},    {frac / 100000, 20},    {frac / 1000 % 100, 22},
+                          {frac / 10 % 100, 24}};
     memcpy(out, layout, sizeof layout);
-    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
-        int v = fields[f][0];
-        for (int k = fields[f][1] + fields[f][2] - 1; k >= fields[f][1]; k--) {
-            out[k] = (char)('0' + v % 10);
-            v /= 10;
-        }
-    }
+    for (size_t f = 0; f < sizeof two / sizeof two[0]; f++)
+        memcpy(out + two[f][1], pairs + 2 * two[f][0], 2);
+    out[26] = (char)('0' + frac % 10);
     return true;
 }
 

@@ -1,4 +1,7 @@
 /* Unit tests of format.c and text.c: GUIDs, SIDs, FILETIMEs, hex, UTF-16. */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r, the reference for the calendar */
+#include <time.h>
+
 #include "check.h"
 #include "etl_format.h"
 #include "text.h"
@@ -33,6 +36,23 @@ static void test_filetime(void)
     CHECK_STR(s, "2021-09-09T14:59:32.8578510Z");
     CHECK(!etl_format_filetime(-1, s));
     CHECK_STR(s, "invalid");
+    CHECK(etl_format_filetime(2650467743999999999LL, s));
+    CHECK_STR(s, "9999-12-31T23:59:59.9999999Z");
+    CHECK(!etl_format_filetime(2650467744000000000LL, s));
+    /* the calendar against the C library's, 2 days, 7 hours and 13.1234567 seconds apart across
+     * the whole range (every leap rule: 1700, 1900, 2100 are not leap years, 1600, 2000 are) */
+    int bad = 0;
+    for (int64_t ft = 0; ft <= 2650467743999999999LL; ft += (2 * 86400LL + 7 * 3600 + 13) * 10000000LL + 1234567) {
+        time_t t = (time_t)(ft / 10000000 - 11644473600LL);
+        struct tm tm;
+        char want[64];
+        if (!gmtime_r(&t, &tm))
+            continue;
+        snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d.%07dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ft % 10000000));
+        bad += !etl_format_filetime(ft, s) || strcmp(s, want) != 0;
+    }
+    CHECK_EQ_U(bad, 0);
     int64_t secs;
     int32_t ns;
     etl_filetime_to_unix(116444736000000001LL, &secs, &ns);
