@@ -81,49 +81,11 @@ void json_end_array(json_out *j)
         j->depth--;
 }
 
-/* Does any of the 8 bytes in w need escaping in a JSON string (a control byte, '"' or '\\')?
- * Exact for the word as a whole, whatever the byte order: (x - 0x01..) & ~x & 0x80.. is non-zero
- * exactly when a byte of x is zero, and (w - 0x20..) & ~w & 0x80.. exactly when a byte of w is
- * below 0x20.  Bytes >= 0x80 (UTF-8) never count. */
-static inline bool word_needs_escape(uint64_t w)
-{
-    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-    return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high;
-}
-
 /* 1 for the bytes a JSON string must escape: controls, '"' and '\\'. */
 static const uint8_t escaped[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     ['"'] = 1, ['\\'] = 1,
 };
-
-/* Does s[0..n) need escaping?  Whole words at a time, the last word overlapping the one before
- * when n is not a multiple of 8 (and two overlapping halves for 4..7 bytes), so no byte outside
- * the string is read and the usual short key or name costs one or two word tests. */
-static inline bool needs_escape(const char *s, size_t n)
-{
-    uint64_t w;
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            memcpy(&w, s + i, 8);
-            if (word_needs_escape(w))
-                return true;
-        }
-        memcpy(&w, s + n - 8, 8);
-        return word_needs_escape(w);
-    }
-    if (n >= 4) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        return word_needs_escape((uint64_t)a << 32 | b);
-    }
-    for (size_t i = 0; i < n; i++)
-        if (escaped[(unsigned char)s[i]])
-            return true;
-    return false;
-}
 
 /* Strings go out in pieces of at most this many bytes, each with room for its worst case (every
  * byte a 6-byte \u00XX escape) in the buffer. */
@@ -132,7 +94,7 @@ static inline bool needs_escape(const char *s, size_t n)
 static void escape_piece(json_out *j, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    if (!needs_escape(s, n)) { /* the common case */
+    if (!json_needs_escape(s, n)) { /* the common case */
         memcpy(room(j, n), s, n);
         j->len += n;
         return;
@@ -174,8 +136,8 @@ static void raw_string(json_out *j, const char *s, size_t n)
 }
 
 /* Keys and short strings that need no escaping - nearly all of them - go out quoted in one
- * reservation, with the separator: etldump writes some 30 keys per record. */
-#define SHORT_STRING 64u
+ * reservation, with the separator. */
+#define SHORT_STRING JSON_SHORT_STRING
 
 /* Copy n <= SHORT_STRING bytes with word moves (the last one overlapping), not a library call:
  * the strings are short and the call would cost more than the copy. */
@@ -211,35 +173,8 @@ static inline size_t take_comma(json_out *j)
     return c;
 }
 
-/* The general paths (long strings, escapes) apart from the short ones, so that those stay small
- * enough to keep their values in registers. */
-#if defined(__GNUC__)
-#define JSON_SLOW_PATH __attribute__((noinline, cold))
-#else
-#define JSON_SLOW_PATH
-#endif
-
-JSON_SLOW_PATH static void key_escaped(json_out *j, const char *key, size_t n)
+void json_key_plain(json_out *j, const char *key, size_t n)
 {
-    sep(j);
-    raw_string(j, key, n);
-    out_byte(j, ':');
-    if (j->depth > 0 && j->depth < 64)
-        j->need_comma[j->depth] = false;
-}
-
-JSON_SLOW_PATH static void string_escaped(json_out *j, const char *s, size_t n)
-{
-    sep(j);
-    raw_string(j, s, n);
-}
-
-void json_key_n(json_out *j, const char *key, size_t n)
-{
-    if (n > SHORT_STRING || needs_escape(key, n)) {
-        key_escaped(j, key, n);
-        return;
-    }
     char *d = room(j, SHORT_STRING + 4);
     size_t c = take_comma(j);
     d[0] = ',';
@@ -253,12 +188,8 @@ void json_key_n(json_out *j, const char *key, size_t n)
         j->need_comma[j->depth] = false;
 }
 
-void json_string_n(json_out *j, const char *s, size_t n)
+void json_string_plain(json_out *j, const char *s, size_t n)
 {
-    if (n > SHORT_STRING || needs_escape(s, n)) {
-        string_escaped(j, s, n);
-        return;
-    }
     char *d = room(j, SHORT_STRING + 3);
     size_t c = take_comma(j);
     d[0] = ',';
@@ -266,6 +197,29 @@ void json_string_n(json_out *j, const char *s, size_t n)
     copy_short(d + c + 1, s, n);
     d[c + n + 1] = '"';
     j->len += c + n + 2;
+}
+
+void json_key_n(json_out *j, const char *key, size_t n)
+{
+    if (n <= SHORT_STRING && !json_needs_escape(key, n)) {
+        json_key_plain(j, key, n);
+        return;
+    }
+    sep(j);
+    raw_string(j, key, n);
+    out_byte(j, ':');
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false;
+}
+
+void json_string_n(json_out *j, const char *s, size_t n)
+{
+    if (n <= SHORT_STRING && !json_needs_escape(s, n)) {
+        json_string_plain(j, s, n);
+        return;
+    }
+    sep(j);
+    raw_string(j, s, n);
 }
 
 /* "00".."99": two digits per division. */

@@ -54,10 +54,13 @@ static char *capture(void (*write)(json_out *, void *), void *ctx, size_t *len)
     return mem;
 }
 
+enum { AS_STRING_N, AS_STRING, AS_KEY };
+
 struct str {
     const unsigned char *s;
     size_t n;
     size_t pad; /* bytes already in the buffer before the string */
+    int as;     /* json_string_n, or NUL-terminated through json_string / json_key */
 };
 
 static void write_str(json_out *o, void *ctx)
@@ -65,37 +68,54 @@ static void write_str(json_out *o, void *ctx)
     const struct str *x = ctx;
     for (size_t i = 0; i < x->pad; i++)
         json_raw(o, "1", 1); /* top level: no separators */
-    json_string_n(o, (const char *)x->s, x->n);
+    if (x->as == AS_STRING_N)
+        json_string_n(o, (const char *)x->s, x->n);
+    else if (x->as == AS_STRING)
+        json_string(o, (const char *)x->s);
+    else
+        json_key(o, (const char *)x->s);
 }
 
-static int same_string(const unsigned char *s, size_t n, size_t pad)
+static int same_string_as(const unsigned char *s, size_t n, size_t pad, int as)
 {
-    struct str x = {s, n, pad};
+    struct str x = {s, n, pad, as};
     size_t len;
     char *got = capture(write_str, &x, &len);
-    char *want = malloc(pad + 6 * n + 3);
+    char *want = malloc(pad + 6 * n + 4);
     memset(want, '1', pad);
     size_t wl = pad + reference_string(want + pad, s, n);
+    if (as == AS_KEY)
+        want[wl++] = ':';
     int ok = len == wl && memcmp(got, want, wl) == 0;
     free(got);
     free(want);
     return ok;
 }
 
+static int same_string(const unsigned char *s, size_t n, size_t pad)
+{
+    return same_string_as(s, n, pad, AS_STRING_N);
+}
+
 static void test_escapes(void)
 {
     /* every byte value at every position of the first two 8-byte words, in strings of every
-     * length up to 24 around it */
-    unsigned char s[24];
-    int bad = 0;
+     * length up to 24 around it (and past the short-string limit); NUL-terminated ones (keys,
+     * json_string) with every byte value but NUL */
+    unsigned char s[100];
+    int bad = 0, bad_key = 0;
     for (unsigned c = 0; c < 256; c++)
-        for (size_t n = 1; n <= sizeof s; n++)
+        for (size_t n = 1; n < sizeof s; n = n < 24 ? n + 1 : n + 19)
             for (size_t at = 0; at < n && at < 16; at++) {
                 memset(s, 'a', n);
                 s[at] = (unsigned char)c;
+                s[n] = 0;
                 bad += !same_string(s, n, 0);
+                if (c != 0)
+                    bad_key += !same_string_as(s, n, 0, AS_KEY) + !same_string_as(s, n, 0, AS_STRING);
             }
     CHECK_EQ_U(bad, 0);
+    CHECK_EQ_U(bad_key, 0);
     /* UTF-8 and DEL pass as they are */
     const unsigned char utf8[] = "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \x7f\xf0\x9f\x98\x80";
     CHECK(same_string(utf8, sizeof utf8 - 1, 0));
