@@ -50,7 +50,8 @@ void etl_fields_start(etl_fields *f, const etl_schema *s, const uint8_t *payload
 }
 
 /* Fill the parts of an item every kind sets. */
-static void item_base(const etl_fields *f, etl_item *it, etl_item_kind kind, const etl_schema_step *st, uint32_t pc)
+static inline void item_base(const etl_fields *f, etl_item *it, etl_item_kind kind, const etl_schema_step *st,
+                             uint32_t pc)
 {
     it->kind = kind;
     it->name = f->schema->strings + st->name;
@@ -140,7 +141,7 @@ static const etl_fields_frame *array_frame(const etl_fields *f)
 }
 
 /* Step past the current step; at the end of an element program, loop or leave the array. */
-static void advance(etl_fields *f)
+static inline void advance(etl_fields *f)
 {
     f->pc++;
     if (f->depth) {
@@ -284,6 +285,24 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
         return end_item(f, it);
     uint32_t pc = f->pc;
     const etl_schema_step *st = &s->steps[pc];
+    /* The common item first - a fixed-size value that fits, without a map, not optional, not
+     * kept for a later length or count: most fields of kernel and manifest events.  The same
+     * item as the general path below gives, without its two switches and flag tests. */
+    if (st->op == ETL_OP_VALUE && st->size_rule == ETL_SIZE_FIXED &&
+        !(st->flags & (ETL_STEP_OPTIONAL | ETL_STEP_REFSLOT | ETL_STEP_MAP)) && st->size <= f->size - f->pos) {
+        f->items++;
+        item_base(f, it, ETL_ITEM_VALUE, st, pc);
+        if (it->is_element) {
+            const etl_fields_frame *fr = array_frame(f);
+            it->array_index = fr ? fr->index : 0;
+        }
+        it->wire_size = st->size;
+        it->data = f->data + f->pos;
+        it->size = st->size;
+        f->pos += st->size;
+        advance(f);
+        return f->last_kind = ETL_ITEM_VALUE;
+    }
     if ((st->flags & ETL_STEP_OPTIONAL) && f->depth == 0 && f->pos == f->size)
         return end_item(f, it); /* the shorter form: the optional fields are absent */
     f->items++;
