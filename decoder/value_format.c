@@ -692,14 +692,35 @@ static void sb_str(sbuf *b, const char *s)
     sb_put(b, s, strlen(s));
 }
 
+/* Two decimal digits per division, and two hex digits per byte: numbers are most of the text
+ * of kernel events. */
+static const char dec_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+static const char hex_pairs_upper[] = "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+                                      "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+                                      "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+                                      "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+                                      "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+                                      "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+                                      "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+                                      "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+
 static void sb_u64(sbuf *b, uint64_t x)
 {
     char t[24];
     int i = 24;
-    do {
-        t[--i] = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
+    while (x >= 100) {
+        i -= 2;
+        memcpy(t + i, dec_pairs + 2 * (x % 100), 2);
+        x /= 100;
+    }
+    if (x >= 10) {
+        i -= 2;
+        memcpy(t + i, dec_pairs + 2 * x, 2);
+    } else {
+        t[--i] = (char)('0' + x);
+    }
     sb_put(b, t + i, (size_t)(24 - i));
 }
 
@@ -716,16 +737,21 @@ static void sb_i64(sbuf *b, int64_t x)
 /* "0x" + upper-case hex, `digits` wide (0 = no padding). */
 static void sb_hex(sbuf *b, uint64_t x, int digits)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    char t[20];
-    int i = 20;
+    char t[24];
+    int i = 24;
     do {
-        t[--i] = hex[x & 15];
-        x >>= 4;
-    } while (x || 20 - i < digits);
+        i -= 2;
+        memcpy(t + i, hex_pairs_upper + 2 * (x & 0xFF), 2);
+        x >>= 8;
+    } while (x);
+    /* whole bytes give an even count: drop a leading zero the width does not ask for */
+    if (t[i] == '0' && 24 - i > 1 && 24 - i > digits)
+        i++;
+    while (24 - i < digits)
+        t[--i] = '0';
     t[--i] = 'x';
     t[--i] = '0';
-    sb_put(b, t + i, (size_t)(20 - i));
+    sb_put(b, t + i, (size_t)(24 - i));
 }
 
 static void sb_bytes_hex(sbuf *b, const uint8_t *p, size_t n)

@@ -375,8 +375,37 @@ static void test_items_and_char_arrays(void)
     CHECK(!etl_value_is_char_array(&a));
 }
 
+/* Numbers against printf around every digit-count change (decimal, hex, 8-digit hex codes). */
+static void test_number_widths(void)
+{
+    int bad = 0;
+    for (int shift = 0; shift < 64; shift++)
+        for (int d = -1; d <= 1; d++) {
+            uint64_t v = ((uint64_t)1 << shift) + (uint64_t)(int64_t)d, p10 = 1;
+            for (int k = 0; k < 20; k++, p10 *= 10) {
+                uint64_t vals[2] = {v, p10 + (uint64_t)(int64_t)d};
+                for (int i = 0; i < 2; i++) {
+                    uint8_t b[8];
+                    char want[32];
+                    for (int k2 = 0; k2 < 8; k2++)
+                        b[k2] = (uint8_t)(vals[i] >> (8 * k2));
+                    snprintf(want, sizeof want, "%llu", (unsigned long long)vals[i]);
+                    bad += strcmp(fmt(ETL_IN_UINT64, 0, b, 8), want) != 0;
+                    snprintf(want, sizeof want, "0x%llX", (unsigned long long)vals[i]);
+                    bad += strcmp(fmt(ETL_IN_UINT64, ETL_OUT_HEXINT64, b, 8), want) != 0;
+                    snprintf(want, sizeof want, "0x%08X", (unsigned)vals[i]);
+                    /* an NTSTATUS with no name: 8 hex digits */
+                    if (!etl_ntstatus_name((uint32_t)vals[i]))
+                        bad += strcmp(fmt(ETL_IN_UINT32, ETL_OUT_NTSTATUS, b, 4), want) != 0;
+                }
+            }
+        }
+    CHECK_EQ_U(bad, 0);
+}
+
 int main(void)
 {
+    test_number_widths();
     test_integers();
     test_error_codes();
     test_floats_bools();
