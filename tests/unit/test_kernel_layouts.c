@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "golden_events.h"
 #include "etl.h"
 #include "manifest.h"
 
@@ -629,16 +630,14 @@ static int row_cmp(gconstpointer a, gconstpointer b)
 /* ---- the golden --------------------------------------------------------------------------- */
 
 struct golden_ev {
-    double ms;
-    char *name;
-    long pid, tid, datalen;
-    GPtrArray *fields;  /* "Name=value" */
+    golden_event *e;    /* the golden's line */
     bool found;
     unsigned compared, equal;
     GString *diffs;     /* of the match, or of the first candidate when none matched */
 };
 
 static GPtrArray *golden; /* golden_ev* of the kernel and KernelTraceControl events */
+static GPtrArray *golden_lines; /* the golden_event lines they stand for */
 static unsigned golden_skipped; /* golden field values not compared (not_compared) */
 /* (golden PID/TID are not compared: Windows tools take them from the payload of process,
  * thread and network events and leave -1 where the header has none) */
@@ -690,54 +689,15 @@ static bool skip_field(const char *ev, const char *field)
 
 static void load_golden(const char *path)
 {
-    char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, NULL))
+    if (!(golden_lines = golden_events_read(path, golden_kernel_prefixes)))
         return;
     golden = g_ptr_array_new();
-    char **lines = g_strsplit(text, "\n", -1);
-    for (char **l = lines; *l; l++) {
-        if (strncmp(*l, "EVENT ", 6) != 0)
-            continue;
-        const char *colon = strchr(*l, ':'), *pid = strstr(*l, " PID=");
-        if (!colon || !pid)
-            continue;
-        char *name = g_strndup(colon + 2, (size_t)(pid - colon - 2));
-        if (!g_str_has_prefix(name, "Windows Kernel/") && !g_str_has_prefix(name, "KernelTraceControl/") &&
-            !g_str_has_prefix(name, "MSNT_SystemTrace/")) {
-            g_free(name);
-            continue;
-        }
+    for (guint i = 0; i < golden_lines->len; i++) {
         golden_ev *g = g_new0(golden_ev, 1);
-        GString *num = g_string_new(NULL);
-        for (const char *c = *l + 6; c < colon; c++)
-            if (*c != ',')
-                g_string_append_c(num, *c);
-        g->ms = g_ascii_strtod(num->str, NULL);
-        g_string_free(num, TRUE);
-        g->name = name;
-        g->fields = g_ptr_array_new_with_free_func(g_free);
+        g->e = g_ptr_array_index(golden_lines, i);
         g->diffs = g_string_new(NULL);
-        char **parts = g_strsplit(pid + 1, "; ", -1);
-        for (char **q = parts; *q; q++) {
-            char *eq = strchr(*q, '=');
-            if (!eq || !**q)
-                continue;
-            *eq = 0;
-            const char *v = eq + 1;
-            if (strcmp(*q, "PID") == 0)
-                g->pid = strtol(v, NULL, 10);
-            else if (strcmp(*q, "TID") == 0)
-                g->tid = strtol(v, NULL, 10);
-            else if (strcmp(*q, "DataLen") == 0)
-                g->datalen = strtol(v, NULL, 10);
-            else if (strcmp(*q, "PName") != 0 && strcmp(*q, "ProceNum") != 0)
-                g_ptr_array_add(g->fields, g_strdup_printf("%s=%s", *q, v));
-        }
-        g_strfreev(parts);
         g_ptr_array_add(golden, g);
     }
-    g_strfreev(lines);
-    g_free(text);
 }
 
 /* Golden integer text ("1,404,928", "-1", "0x00187000") to a value. */
@@ -760,18 +720,18 @@ static bool golden_int(const char *s, int64_t *out)
 /* Compare golden event g with a record's values; the differences go to diffs. */
 static unsigned golden_compare(const golden_ev *g, const char *name, const GArray *vals, unsigned *compared, GString *diffs)
 {
-    const char *gn = g_str_has_prefix(g->name, "MSNT_SystemTrace/") ? g->name + strlen("MSNT_SystemTrace/") : NULL;
+    const char *gn = g_str_has_prefix(g->e->name, "MSNT_SystemTrace/") ? g->e->name + strlen("MSNT_SystemTrace/") : NULL;
     unsigned bad = 0;
     *compared = 0;
-    for (guint f = 0; f < g->fields->len; f++) {
-        char *fv = g_strdup(g_ptr_array_index(g->fields, f));
+    for (guint f = 0; f < g->e->fields->len; f++) {
+        char *fv = g_strdup(g_ptr_array_index(g->e->fields, f));
         char *eq = strchr(fv, '=');
         *eq = 0;
         const char *gfield = fv, *gval = eq + 1, *ours = gfield;
         for (size_t k = 0; k < G_N_ELEMENTS(renames); k++)
             if (strcmp(renames[k][0], gfield) == 0)
                 ours = renames[k][1];
-        if (skip_field(g->name, gfield) || (gn && skip_field(name, gfield))) {
+        if (skip_field(g->e->name, gfield) || (gn && skip_field(name, gfield))) {
             g_free(fv);
             continue;
         }
@@ -817,11 +777,11 @@ static void golden_offer(const char *file, const etl_record *r, int64_t first_ts
     double ms = (double)(r->timestamp - first_ts) / 10000.0;
     for (guint i = 0; i < golden->len; i++) {
         golden_ev *g = g_ptr_array_index(golden, i);
-        if (g->found || g->datalen != (long)r->payload_size || g->ms < ms - 0.0011 || g->ms > ms + 0.0011)
+        if (g->found || g->e->datalen != (long)r->payload_size || g->e->ms < ms - 0.0011 || g->e->ms > ms + 0.0011)
             continue;
-        const char *gn = g_str_has_prefix(g->name, "MSNT_SystemTrace/") ? g->name + strlen("MSNT_SystemTrace/") : NULL;
+        const char *gn = g_str_has_prefix(g->e->name, "MSNT_SystemTrace/") ? g->e->name + strlen("MSNT_SystemTrace/") : NULL;
         const char *on = strchr(name, '/');
-        if (gn ? !on || strcmp(gn, on + 1) != 0 : strcmp(g->name, name) != 0)
+        if (gn ? !on || strcmp(gn, on + 1) != 0 : strcmp(g->e->name, name) != 0)
             continue;
         GString *diffs = g_string_new(NULL);
         unsigned compared, bad = golden_compare(g, name, vals, &compared, diffs);
@@ -849,12 +809,12 @@ static void report_golden(void)
     unsigned found = 0, compared = 0, equal = 0;
     for (guint i = 0; i < golden->len; i++) {
         golden_ev *g = g_ptr_array_index(golden, i);
-        for (guint f = 0; f < g->fields->len; f++) {
-            const char *fv = g_ptr_array_index(g->fields, f);
+        for (guint f = 0; f < g->e->fields->len; f++) {
+            const char *fv = g_ptr_array_index(g->e->fields, f);
             char *field = g_strndup(fv, (size_t)(strchr(fv, '=') - fv));
-            const char *gn = g_str_has_prefix(g->name, "MSNT_SystemTrace/") ? g->name + strlen("MSNT_SystemTrace/") : NULL;
+            const char *gn = g_str_has_prefix(g->e->name, "MSNT_SystemTrace/") ? g->e->name + strlen("MSNT_SystemTrace/") : NULL;
             char *alt = gn ? g_strdup_printf("Windows Kernel/%s", gn) : NULL;
-            golden_skipped += skip_field(g->name, field) || (alt && skip_field(alt, field));
+            golden_skipped += skip_field(g->e->name, field) || (alt && skip_field(alt, field));
             g_free(alt);
             g_free(field);
         }
@@ -862,10 +822,10 @@ static void report_golden(void)
         compared += g->compared;
         equal += g->equal;
         if (!g->found && g->diffs->len) {
-            printf("golden: values differ: %.3f ms %s:%s\n", g->ms, g->name, g->diffs->str);
+            printf("golden: values differ: %.3f ms %s:%s\n", g->e->ms, g->e->name, g->diffs->str);
             golden_unexpected++;
         } else if (!g->found) {
-            printf("golden: not found: %.3f ms %s DataLen=%ld\n", g->ms, g->name, g->datalen);
+            printf("golden: not found: %.3f ms %s DataLen=%ld\n", g->e->ms, g->e->name, g->e->datalen);
         }
     }
     printf("golden: %u kernel/KernelTraceControl events listed, %u found, %u field values compared, %u equal"

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "golden_events.h"
 #include "classic.h"
 #include "etl.h"
 #include "etlwriter.h"
@@ -79,10 +80,7 @@ static void strip_ext(const char *name, char *out, size_t cap)
 /* ---- 1. the golden -------------------------------------------------------------------------- */
 
 typedef struct gline {
-    double ms;
-    char *name;
-    long pid, cpu, datalen;
-    char *pname;
+    golden_event *e;    /* the golden's line */
     bool found, agrees;
     char ours[160];     /* what we said for the first candidate */
 } gline;
@@ -105,62 +103,25 @@ static const struct {
     {"Windows Kernel/DiskIO/FlushBuffers", -1, "IssuingThreadId read where TraceEvent reads another value"},
 };
 
-static GPtrArray *load_golden(const char *path)
+/* The golden's kernel and merge event lines, each with room for what the scan finds. */
+static GPtrArray *load_golden(const char *path, GPtrArray **events)
 {
-    char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, NULL))
+    *events = golden_events_read(path, golden_kernel_prefixes);
+    if (!*events)
         return NULL;
-    GPtrArray *out = g_ptr_array_new();
-    char **lines = g_strsplit(text, "\n", -1);
-    for (char **l = lines; *l; l++) {
-        if (strncmp(*l, "EVENT ", 6) != 0)
-            continue;
-        const char *colon = strchr(*l, ':'), *pid = strstr(*l, " PID=");
-        if (!colon || !pid)
-            continue;
-        char *name = g_strndup(colon + 2, (size_t)(pid - colon - 2));
-        if (!g_str_has_prefix(name, "Windows Kernel/") && !g_str_has_prefix(name, "KernelTraceControl/") &&
-            !g_str_has_prefix(name, "MSNT_SystemTrace/")) {
-            g_free(name);
-            continue;
-        }
+    GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < (*events)->len; i++) {
         gline *g = g_new0(gline, 1);
-        GString *num = g_string_new(NULL);
-        for (const char *c = *l + 6; c < colon; c++)
-            if (*c != ',')
-                g_string_append_c(num, *c);
-        g->ms = g_ascii_strtod(num->str, NULL);
-        g_string_free(num, TRUE);
-        g->name = name;
-        char **parts = g_strsplit(pid + 1, "; ", -1);
-        for (char **q = parts; *q; q++) {
-            char *eq = strchr(*q, '=');
-            if (!eq)
-                continue;
-            *eq = 0;
-            if (strcmp(*q, "PID") == 0)
-                g->pid = strtol(eq + 1, NULL, 10);
-            else if (strcmp(*q, "PName") == 0)
-                g->pname = g_strdup(eq + 1);
-            else if (strcmp(*q, "ProceNum") == 0)
-                g->cpu = strtol(eq + 1, NULL, 10);
-            else if (strcmp(*q, "DataLen") == 0)
-                g->datalen = strtol(eq + 1, NULL, 10);
-        }
-        g_strfreev(parts);
-        if (!g->pname)
-            g->pname = g_strdup("");
+        g->e = g_ptr_array_index(*events, i);
         g_ptr_array_add(out, g);
     }
-    g_strfreev(lines);
-    g_free(text);
     return out;
 }
 
 static bool expected_difference(const gline *g)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(golden_differs); i++)
-        if (strcmp(golden_differs[i].name, g->name) == 0 && golden_differs[i].pid == g->pid)
+        if (strcmp(golden_differs[i].name, g->e->name) == 0 && golden_differs[i].pid == g->e->pid)
             return true;
     return false;
 }
@@ -169,7 +130,7 @@ static void test_golden(const char *captures, const char *goldens)
 {
     char *path = g_build_filename(captures, "perfview_net452_x64_merged_compressed.etl", NULL);
     char *gpath = g_build_filename(goldens, "net.4.5.2.x64.baseline.txt", NULL);
-    GPtrArray *golden = load_golden(gpath);
+    GPtrArray *golden_lines = NULL, *golden = load_golden(gpath, &golden_lines);
     CHECK(golden != NULL);
     if (!golden)
         return;
@@ -210,12 +171,12 @@ static void test_golden(const char *captures, const char *goldens)
         double ms = (double)(rec.timestamp - first) / 10000.0;
         for (guint i = 0; i < golden->len; i++) {
             gline *g = g_ptr_array_index(golden, i);
-            if (g->agrees || g->datalen != (long)rec.payload_size || g->cpu != rec.cpu || g->ms < ms - 0.0011 ||
-                g->ms > ms + 0.0011 || strcmp(g->name, name) != 0)
+            if (g->agrees || g->e->datalen != (long)rec.payload_size || g->e->cpu != rec.cpu || g->e->ms < ms - 0.0011 ||
+                g->e->ms > ms + 0.0011 || strcmp(g->e->name, name) != 0)
                 continue;
             char ours[128];
             strip_ext(pi.name, ours, sizeof ours);
-            bool agrees = g->pid == -1 ? !known : known && (long)pi.pid == g->pid && strcmp(ours, g->pname) == 0;
+            bool agrees = g->e->pid == -1 ? !known : known && (long)pi.pid == g->e->pid && strcmp(ours, g->e->pname) == 0;
             if (!g->found)
                 g_snprintf(g->ours, sizeof g->ours, "PID=%ld PName=%s", known ? (long)pi.pid : -1L, ours);
             g->found = true;
@@ -235,19 +196,19 @@ static void test_golden(const char *captures, const char *goldens)
     for (guint i = 0; i < golden->len; i++) {
         gline *g = g_ptr_array_index(golden, i);
         found += g->found;
-        with_pid_lines += g->pid != -1;
+        with_pid_lines += g->e->pid != -1;
         bool expected = expected_difference(g);
         if (g->agrees) {
             agree++;
             if (expected) {
-                printf("golden: listed as differing but agrees: %.3f ms %s PID=%ld\n", g->ms, g->name, g->pid);
+                printf("golden: listed as differing but agrees: %.3f ms %s PID=%ld\n", g->e->ms, g->e->name, g->e->pid);
                 CHECK(!expected);
             }
         } else if (g->found && expected) {
             differ_expected++;
         } else {
-            printf("golden: %s: %.3f ms %s PID=%ld PName=%s; ours %s\n", g->found ? "differs" : "not found", g->ms,
-                   g->name, g->pid, g->pname, g->ours);
+            printf("golden: %s: %.3f ms %s PID=%ld PName=%s; ours %s\n", g->found ? "differs" : "not found", g->e->ms,
+                   g->e->name, g->e->pid, g->e->pname, g->ours);
             CHECK(g->agrees);
         }
     }
@@ -257,13 +218,8 @@ static void test_golden(const char *captures, const char *goldens)
     CHECK_EQ_U(found, golden->len);
     CHECK_EQ_U(agree + differ_expected, golden->len);
     CHECK_EQ_U(differ_expected, G_N_ELEMENTS(golden_differs) + 1); /* FlushBuffers is listed twice */
-    for (guint i = 0; i < golden->len; i++) {
-        gline *g = g_ptr_array_index(golden, i);
-        g_free(g->name);
-        g_free(g->pname);
-        g_free(g);
-    }
     g_ptr_array_free(golden, TRUE);
+    g_ptr_array_free(golden_lines, TRUE);
     ctx_free(&c);
     g_free(path);
     g_free(gpath);
