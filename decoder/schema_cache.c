@@ -271,6 +271,21 @@ static const etl_schema *table_find(const etl_schema_cache *c, const table *t, u
     }
 }
 
+/* Append the schema in `b` to the arena under `key` and index it in `t`: how every keyed
+ * source (manifest keys, classic keys) adds a compiled schema. */
+static etl_status add_indexed(etl_schema_cache *c, const etl_schema_builder *b, const uint8_t *key, size_t len,
+                              table *t, const etl_schema **out, etl_error *err)
+{
+    const etl_schema *s;
+    etl_status st = etl_schema_cache_add(c, b, key, len, &s, err);
+    if (st != ETL_OK)
+        return st;
+    if (!table_insert(c, t, hash_bytes(key, len), s->index))
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing a schema index");
+    *out = s;
+    return ETL_OK;
+}
+
 /* ---- TraceLogging index ----------------------------------------------------------------- */
 
 etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t len, uint8_t pointer_size,
@@ -368,15 +383,9 @@ etl_status etl_schema_cache_mf_add(etl_schema_cache *c, const etl_schema_builder
         return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or provider");
     uint8_t key[ETL_MF_KEY_SIZE];
     mf_key(key, provider, id, version);
-    const etl_schema *s;
-    etl_status st = etl_schema_cache_add(c, b, key, sizeof key, &s, err);
-    if (st != ETL_OK)
-        return st;
-    if (!table_insert(c, &c->mf[pointer_size == 4 ? 0 : 1], hash_bytes(key, sizeof key), s->index))
-        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing the manifest schema index");
-    c->stats.mf_compiles++;
-    *out = s;
-    return ETL_OK;
+    etl_status st = add_indexed(c, b, key, sizeof key, &c->mf[pointer_size == 4 ? 0 : 1], out, err);
+    c->stats.mf_compiles += st == ETL_OK;
+    return st;
 }
 
 void etl_schema_cache_mf_absent(etl_schema_cache *c, const etl_guid *provider, uint16_t id, uint8_t version,
@@ -493,15 +502,9 @@ etl_status etl_schema_cache_classic_add(etl_schema_cache *c, const etl_schema_bu
         return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or class");
     uint8_t key[CLASSIC_KEY_SIZE];
     classic_key(key, cls, type, version);
-    const etl_schema *s;
-    etl_status st = etl_schema_cache_add(c, b, key, sizeof key, &s, err);
-    if (st != ETL_OK)
-        return st;
-    if (!table_insert(c, &c->classic[pointer_size == 4 ? 0 : 1], hash_bytes(key, sizeof key), s->index))
-        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing the classic schema index");
-    c->stats.classic_compiles++;
-    *out = s;
-    return ETL_OK;
+    etl_status st = add_indexed(c, b, key, sizeof key, &c->classic[pointer_size == 4 ? 0 : 1], out, err);
+    c->stats.classic_compiles += st == ETL_OK;
+    return st;
 }
 
 /* ---- provider names --------------------------------------------------------------------- */
