@@ -67,6 +67,7 @@ static expert_field ei_etl_field_untyped = EI_INIT;
 static expert_field ei_etl_schema_missing = EI_INIT;
 static expert_field ei_etl_mf_schema_error = EI_INIT;
 static expert_field ei_etl_unknown_event = EI_INIT;
+static expert_field ei_etl_older_version = EI_INIT;
 static expert_field ei_etl_classic_schema_error = EI_INIT;
 
 /* The decoder's schema cache for the open capture file (a hit allocates nothing). */
@@ -1198,6 +1199,11 @@ etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         /* no source defines this version: a lower version's definition decodes its fields */
         ti = proto_tree_add_uint(tree, hf_etl_schema_version, tvb, 0, 0, s->schema_version);
         proto_item_set_generated(ti);
+        /* an unknown version is worth a look: fields a newer version added or changed show as
+         * trailing bytes, or decode with the older layout */
+        expert_add_info_format(pinfo, ti, &ei_etl_older_version,
+                               "No description of version %u of %s; decoded with version %u's layout",
+                               (unsigned)rec->version, etl_schema_event_name(s), (unsigned)s->schema_version);
     }
     if (s->message != 0) {
         size_t n = etl_message_render(s, payload, rec->payload_size, rec->pointer_size,
@@ -1384,6 +1390,8 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "The event's manifest schema cannot be used", EXPFILL } },
         { &ei_etl_unknown_event, { "etl.expert.unknown_event", PI_UNDECODED, PI_NOTE,
             "Unknown event: no description of its fields (a kernel event the kernel class document lacks); payload shown raw", EXPFILL } },
+        { &ei_etl_older_version, { "etl.expert.older_version", PI_UNDECODED, PI_NOTE,
+            "Unknown version of a known event: decoded with the highest lower version's layout", EXPFILL } },
         { &ei_etl_classic_schema_error, { "etl.expert.classic_schema_error", PI_UNDECODED, PI_WARN,
             "The kernel event's schema cannot be had (out of memory or cache limit)", EXPFILL } },
     };

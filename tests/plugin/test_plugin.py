@@ -738,6 +738,63 @@ def test_malformed(env):
     print("  ok crafted frames: extended items decoded, 4 kinds of damage reported")
 
 
+def _system64(hook_id, version, payload, pid=4, tid=8, ts=111046465597):
+    """A SYSTEM64 kernel record (format doc 2): version, header type 0x02, marker 0xC0, size,
+    HookId (group << 8 | type), thread, process, timestamp, kernel and user time."""
+    size = 0x20 + len(payload)
+    return struct.pack("<HBBHHIIqII", version, 0x02, 0xC0, size, hook_id, tid, pid, ts, 0, 0) + payload
+
+
+def test_kernelcrafted(env):
+    """Kernel records the corpus lacks: a version newer than the kernel class document knows
+    decodes with the highest lower version and says so (etl.schema_version + expert note); a
+    kernel group without a known class and an undescribed type of a known class are named from
+    their key with the raw payload and the unknown-event note - never an error."""
+    frames = []
+    # Thread/Start (group THREAD, 0x05) version 200: the document's highest lower version decodes it
+    r = _system64(0x0501, 200, struct.pack("<II", 1234, 5678) + b"\0" * 64)  # version 3's 72 bytes
+    frames.append(r + _trailer(len(r), 0))
+    r = _system64(0x5503, 0, b"\x01\x02\x03")                     # unknown group 0x55
+    frames.append(r + _trailer(len(r), 0))
+    r = _system64(0x0363, 3, b"\xaa" * 6)                          # Process type 0x63: undescribed
+    frames.append(r + _trailer(len(r), 0))
+    path = os.path.join(env.root, "kernelcrafted.pcap")
+    _write_pcap(path, frames)
+    fields = ["frame.number", "etl.provider_name", "etl.event_name", "etl.schema_version",
+              "etl.data_raw", "_ws.expert.message", "_ws.expert.severity"]
+    _, out, _ = env.run([env.args.tshark, "-r", path, "-o", USER_DLT_PREF, "-T", "fields",
+                         "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=|"] +
+                        [a for f in fields for a in ("-e", f)])
+    rows = [dict(zip(fields, line.split("\t"))) for line in out.splitlines()]
+    check(len(rows) == 3, f"kernelcrafted.pcap: {len(rows)} frames, expected 3")
+    if len(rows) != 3:
+        return
+    newer = rows[0]
+    check(newer["etl.provider_name"] == "Windows Kernel" and newer["etl.event_name"] == "Thread/Start",
+          f"version 200: named {newer['etl.provider_name']!r}/{newer['etl.event_name']!r}")
+    check(newer["etl.schema_version"].isdigit() and int(newer["etl.schema_version"]) < 200,
+          f"version 200: schema version {newer['etl.schema_version']!r}")
+    check("No description of version 200 of Thread/Start; decoded with version "
+          f"{newer['etl.schema_version']}'s layout" in newer["_ws.expert.message"],
+          f"version 200: expert info {newer['_ws.expert.message']!r}")
+    group = rows[1]
+    check(group["etl.event_name"] == "Group(0x55)/Opcode(3)" and group["etl.data_raw"] == "010203",
+          f"unknown group: {group['etl.event_name']!r}, raw {group['etl.data_raw']!r}")
+    typ = rows[2]
+    check(typ["etl.event_name"] == "Process/Opcode(99)" and typ["etl.data_raw"] == "aa" * 6,
+          f"undescribed type: {typ['etl.event_name']!r}, raw {typ['etl.data_raw']!r}")
+    for row in rows[1:]:
+        check("Unknown event" in row["_ws.expert.message"], f"{row['etl.event_name']}: {row['_ws.expert.message']!r}")
+    for row in rows:  # notes only: the trace is fine, a description is missing
+        check(set(row["_ws.expert.severity"].split("|")) <= {str(PI_NOTE)},
+              f"{row['etl.event_name']}: expert severities {row['_ws.expert.severity']!r}")
+    for flt, want in (("etl.expert.older_version", ["1"]), ("etl.expert.unknown_event", ["2", "3"])):
+        _, out, _ = env.run([env.args.tshark, "-r", path, "-o", USER_DLT_PREF, "-Y", flt,
+                             "-T", "fields", "-e", "frame.number"])
+        check(out.split() == want, f"kernelcrafted: -Y {flt} selected {out.split()}, expected {want}")
+    print("  ok crafted kernel records: newer version decoded with an older layout, unknown group and type raw")
+
+
 def test_damage(env):
     """Damaged copies of a corpus file open with everything readable: frames before and after the
     damage are delivered, the damage is expert info naming its file offset, and a second pass
@@ -1649,7 +1706,8 @@ NET452 = "perfview_net452_x64_merged_compressed.etl"
 KERNEL_CAPTURES = ["etlparser_ShutdownPerfDiagLogger_kernel.etl", "perfview_diaghub_kernel_relogged.etl"]
 # Classic header kinds (format doc section 2): SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE.
 CLASSIC_HEADER_TYPES = {0x01, 0x02, 0x03, 0x04, 0x0A, 0x0B, 0x10, 0x11, 0x14, 0x15}
-# Expert severity of an error (Wireshark's PI_ERROR).
+# Expert severities (Wireshark's PI_NOTE, PI_ERROR).
+PI_NOTE = 0x00400000
 PI_ERROR = 0x00800000
 
 
@@ -1986,6 +2044,7 @@ TESTS = {
     "mftwopass": test_mftwopass,
     "mfbadmanifest": test_mfbadmanifest,
     "kernel": test_kernel,
+    "kernelcrafted": test_kernelcrafted,
     "kernelfilter": test_kernelfilter,
     "process": test_process,
     "stacks": test_stacks,
