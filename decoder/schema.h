@@ -1,8 +1,9 @@
 /* schema.h - the compiled schema: how one kind of event's payload is laid out, as a flat program
  * of decode steps.
  *
- * Every schema source (TraceLogging metadata today; manifests, MOF classes and TRACE_EVENT_INFO
- * later) compiles into the same shape, so nothing downstream knows where a schema came from.
+ * Every schema source (TraceLogging metadata, manifests, TRACE_EVENT_INFO carried in the trace,
+ * the classic kernel class document) compiles into the same shape, so nothing downstream knows
+ * where a schema came from.
  * The shape is the one evtx uses for its compiled templates: the tree of fields is flattened
  * once, when the schema is first seen, into a list of steps that the enumerator (fields.h)
  * runs per event with a program counter and a small fixed stack - no recursion, no allocation,
