@@ -76,49 +76,14 @@ typedef struct trace {
     size_t records; /* every record the reader returned, decoded or not */
 } trace;
 
-static void *grow(void *p, size_t *cap, size_t need, size_t unit)
-{
-    if (need <= *cap)
-        return p;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    p = realloc(p, c * unit);
-    if (!p) {
-        fputs("kbench: out of memory\n", stderr);
-        exit(2);
-    }
-    *cap = c;
-    return p;
-}
-
 static size_t pool_add(pool *q, const void *src, size_t n)
 {
-    q->p = grow(q->p, &q->cap, q->len + n + 1, 1);
+    q->p = bench_grow("kbench", q->p, &q->cap, q->len + n + 1, 1);
     if (n)
         memcpy(q->p + q->len, src, n);
     size_t off = q->len;
     q->len += n;
     return off;
-}
-
-static void quiet(void *ctx, etl_schemas_severity sev, const char *msg)
-{
-    (void)ctx;
-    (void)sev;
-    (void)msg;
-}
-
-static etl_reader *open_mem(const struct mem *m)
-{
-    etl_reader *r;
-    etl_error err;
-    etl_options opt = {.order = ETL_ORDER_FILE};
-    if (etl_reader_open_memory(m->p, m->n, &opt, &r, &err) != ETL_OK) {
-        fprintf(stderr, "kbench: %s\n", err.message);
-        exit(2);
-    }
-    return r;
 }
 
 static void drain_problems(etl_reader *r)
@@ -141,7 +106,7 @@ static int class_of(const etl_record *rec)
 
 static void collect(const struct mem *m, trace *t)
 {
-    etl_reader *r = open_mem(m);
+    etl_reader *r = bench_open_memory("kbench", m);
     etl_record rec;
     etl_error err;
     while (etl_reader_next(r, &rec, &err) == ETL_OK) {
@@ -149,7 +114,7 @@ static void collect(const struct mem *m, trace *t)
         int cls = class_of(&rec);
         if (cls < 0)
             continue;
-        t->v = grow(t->v, &t->cap, t->n + 1, sizeof *t->v);
+        t->v = bench_grow("kbench", t->v, &t->cap, t->n + 1, sizeof *t->v);
         kev *e = &t->v[t->n++];
         e->cls = (uint8_t)cls;
         e->ext_count = rec.ext_count;
@@ -256,13 +221,6 @@ static tally run(const trace *t, etl_schemas *s, etl_schema_cache *c, int want, 
     return y;
 }
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static long peak_rss_kb(int who)
 {
     struct rusage ru;
@@ -278,7 +236,7 @@ static bool run_child(char *const argv[], double *cpu, double *wall, long *rss_k
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    double w0 = wall_now();
+    double w0 = bench_wall_now();
     pid_t pid;
     int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -288,7 +246,7 @@ static bool run_child(char *const argv[], double *cpu, double *wall, long *rss_k
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) != pid)
         return false;
-    *wall = wall_now() - w0;
+    *wall = bench_wall_now() - w0;
     *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
            (double)ru.ru_stime.tv_usec * 1e-6;
     *rss_kb = ru.ru_maxrss;
@@ -374,11 +332,11 @@ int main(int argc, char **argv)
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         struct mem m = bench_read_file("kbench", argv[a]);
         etl_schema_cache *c = etl_schema_cache_new(NULL);
-        etl_schemas *s = etl_schemas_new(c, quiet, NULL);
+        etl_schemas *s = etl_schemas_new(c, bench_quiet, NULL);
         if (mpath)
             etl_schemas_add_path(s, mpath);
         etl_error err;
-        etl_reader *r = open_mem(&m);
+        etl_reader *r = bench_open_memory("kbench", &m);
         etl_schemas_prescan(s, r, &err);
         drain_problems(r);
         etl_reader_close(r);

@@ -42,59 +42,17 @@ typedef struct events {
     size_t pool_len, pool_cap;
 } events;
 
-static void *grow(void *p, size_t *cap, size_t need, size_t unit)
-{
-    if (need <= *cap)
-        return p;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    p = realloc(p, c * unit);
-    if (!p) {
-        fputs("mfbench: out of memory\n", stderr);
-        exit(2);
-    }
-    *cap = c;
-    return p;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void quiet(void *ctx, etl_schemas_severity sev, const char *msg)
-{
-    (void)ctx;
-    (void)sev;
-    (void)msg;
-}
-
-static etl_reader *open_mem(const struct mem *m)
-{
-    etl_reader *r;
-    etl_error err;
-    etl_options opt = {.order = ETL_ORDER_FILE};
-    if (etl_reader_open_memory(m->p, m->n, &opt, &r, &err) != ETL_OK) {
-        fprintf(stderr, "mfbench: %s\n", err.message);
-        exit(2);
-    }
-    return r;
-}
-
 static void collect(const struct mem *m, events *e)
 {
-    etl_reader *r = open_mem(m);
+    etl_reader *r = bench_open_memory("mfbench", m);
     etl_record rec;
     etl_error err;
     while (etl_reader_next(r, &rec, &err) == ETL_OK) {
         if ((rec.header_type != ETL_HT_EVENT_HEADER32 && rec.header_type != ETL_HT_EVENT_HEADER64) ||
             etl_record_tl_schema(&rec))
             continue;
-        e->v = grow(e->v, &e->cap, e->n + 1, sizeof *e->v);
-        e->pool = grow(e->pool, &e->pool_cap, e->pool_len + rec.payload_size, 1);
+        e->v = bench_grow("mfbench", e->v, &e->cap, e->n + 1, sizeof *e->v);
+        e->pool = bench_grow("mfbench", e->pool, &e->pool_cap, e->pool_len + rec.payload_size, 1);
         mf_event *x = &e->v[e->n++];
         x->provider = rec.provider;
         x->id = rec.event_id;
@@ -166,10 +124,10 @@ int main(int argc, char **argv)
     etl_schemas_stats st = {0};
     for (int k = 0; k < repeat; k++) {
         etl_schema_cache *c = etl_schema_cache_new(NULL);
-        double w0 = wall_now(), c0 = bench_cpu_now();
-        etl_schemas *s = etl_schemas_new(c, quiet, NULL);
+        double w0 = bench_wall_now(), c0 = bench_cpu_now();
+        etl_schemas *s = etl_schemas_new(c, bench_quiet, NULL);
         etl_schemas_add_path(s, path);
-        double cpu = bench_cpu_now() - c0, wall = wall_now() - w0;
+        double cpu = bench_cpu_now() - c0, wall = bench_wall_now() - w0;
         st = *etl_schemas_get_stats(s);
         etl_schemas_free(s);
         etl_schema_cache_free(c);
@@ -187,11 +145,11 @@ int main(int argc, char **argv)
         struct mem m = bench_read_file("mfbench", argv[a]);
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         etl_schema_cache *c = etl_schema_cache_new(NULL);
-        etl_schemas *s = etl_schemas_new(c, quiet, NULL);
+        etl_schemas *s = etl_schemas_new(c, bench_quiet, NULL);
         etl_schemas_add_path(s, path);
         etl_error err;
         double t0 = bench_cpu_now();
-        etl_reader *r = open_mem(&m);
+        etl_reader *r = bench_open_memory("mfbench", &m);
         etl_schemas_prescan(s, r, &err);
         etl_reader_close(r);
         double prescan = bench_cpu_now() - t0;
