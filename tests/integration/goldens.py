@@ -37,6 +37,17 @@ def read(path):
     return counts, events
 
 
+def golden_number(g):
+    """An integer as the golden prints it: decimal with thousands separators, or 0x hex; None
+    when it is not one."""
+    g = g.replace(",", "")
+    if re.fullmatch(r"0x[0-9a-fA-F]+", g):
+        return int(g, 16)
+    if re.fullmatch(r"-?\d+", g):
+        return int(g)
+    return None
+
+
 def truncated(g):
     """The golden cuts values longer than 20 characters to 20 and appends '...'."""
     return g.endswith("...") and len(g) == 23

@@ -42,7 +42,7 @@ import subprocess
 import sys
 
 from checks import check, finish
-from goldens import golden_date, same_text, truncated
+from goldens import golden_date, golden_number, same_text, truncated
 import goldens
 
 ETLDUMP, SHARED, WHICH = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -117,15 +117,6 @@ def traceevent_sample_count(recs):
 
 
 # ---- how the golden prints, and what it computes ------------------------------------------------
-def golden_number(g):
-    g = g.replace(",", "")
-    if re.fullmatch(r"0x[0-9a-fA-F]+", g):
-        return int(g, 16)
-    if re.fullmatch(r"-?\d+", g):
-        return int(g)
-    return None
-
-
 def is_hex_text(v):
     return isinstance(v, str) and re.fullmatch(r"0x[0-9A-Fa-f]+", v) is not None
 

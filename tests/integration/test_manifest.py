@@ -39,7 +39,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from checks import check, finish
-from goldens import golden_date, same_text, truncated
+from goldens import golden_date, golden_number, same_text, truncated
 import goldens
 
 ETLDUMP, SHARED, WHICH = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -101,16 +101,6 @@ def bitmaps():
 
 
 BITMAP_VALUES = None
-
-
-def golden_number(g):
-    """An integer as the golden prints it: decimal with thousands separators, or 0x hex."""
-    g = g.replace(",", "")
-    if re.fullmatch(r"0x[0-9a-fA-F]+", g):
-        return int(g, 16)
-    if re.fullmatch(r"-?\d+", g):
-        return int(g)
-    return None
 
 
 def our_number(v):
