@@ -12,9 +12,14 @@ for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 echo "installing:$missing"
-$SUDO apt-get update -qq
-# tshark asks whether non-root users may capture; the answer does not matter here.
-DEBIAN_FRONTEND=noninteractive $SUDO -E apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# As root apt-get runs directly; a normal user goes through sudo, which must keep the
+# environment variable below (sudo's -E). An empty "$SUDO -E" would run "-E" as the command.
+if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq
+    # tshark asks whether non-root users may capture; the answer does not matter here.
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -721,6 +721,8 @@ KNOWN_UNKNOWN = {
                                                   "the golden also shows Opcode(37)")],
     "perfview_SelfDescribingSingleEvent_tl_compressed.etl": [
         ("Windows Kernel/SysConfig/Opcode(37)", 1, "the same KernelTraceControl SysConfig type 37")],
+    "pktmon_demikernel_ws2022.etl": [
+        ("Windows Kernel/SysConfig/Opcode(37)", 1, "the same KernelTraceControl SysConfig type 37")],
 }
 KERNEL_CAPTURES = ["etlparser_ShutdownPerfDiagLogger_kernel.etl", "perfview_diaghub_kernel_relogged.etl"]
 # Records of the kernel captures that are not classic and have no schema anywhere.
@@ -768,6 +770,44 @@ def metadata_check(recs):
     print(f"ok MetaData: {len(infos)} EventInfo ({named} with the provider's name checked), {len(maps)} EventMapInfo")
 
 
+def interface_check(recs):
+    """SysConfig type 36 (INFERRED: a MIB_IF_ROW2 per network interface): the layout is right only
+    if its parts agree with each other, which a misplaced field would break."""
+    rows = [r for r in recs if full_name(r) == "Windows Kernel/SysConfig/Opcode(36)"]
+    check(len(rows) == 25, f"pktmon: one SysConfig type 36 record per interface ({len(rows)})")
+    media = {6: {0}, 24: {17}, 131: {15}}  # IfType -> NdisMedium: Ethernet 802.3, loopback, tunnel
+    for r in rows:
+        fl = r["fields"]
+        luid = our_int(fl["InterfaceLuid"])
+        check(luid >> 48 == fl["Type"], f"pktmon: the LUID's IfType bits equal Type ({fl['Type']}, {fl['Alias']!r})")
+        check(fl["MediaType"] in media.get(fl["Type"], set()), f"pktmon: MediaType {fl['MediaType']} fits Type {fl['Type']}")
+        check(fl["Alias"] and fl["Description"] and fl["PhysicalAddressLength"] in (0, 6),
+              f"pktmon: names and a MAC length read ({fl['Alias']!r}, {fl['PhysicalAddressLength']})")
+        mac = fl["PhysicalAddress"]
+        check(set(mac[2 * fl["PhysicalAddressLength"]:]) <= {"0"}, "pktmon: nothing after the MAC address")
+        check(fl["Mtu"] in (0, 1500) and fl["OperStatus"] in (1, 2, 6) and fl["AdminStatus"] in (1, 2),
+              f"pktmon: Mtu {fl['Mtu']}, OperStatus {fl['OperStatus']}, AdminStatus {fl['AdminStatus']}")
+        check(fl["Padding1"] == "000000" and fl["Padding2"] == "00000000"
+              and fl["TransmitLinkSpeed"] == fl["ReceiveLinkSpeed"] and fl["TransmitLinkSpeed"] < 10 ** 12,
+              "pktmon: the padding is zero and the link speeds are plausible (equal ways, under 1 Tbit/s)")
+    print(f"ok pktmon: {len(rows)} interfaces, e.g. {rows[0]['fields']['Alias']!r} index "
+          f"{rows[0]['fields']['InterfaceIndex']}")
+
+
+def wpp_logger_check(f, recs):
+    """EventTrace 64 and 66 (INFERRED) in a WPP logger's file: the logging binary's PDB and the OS
+    build lab, whose build number is the logfile header's."""
+    header = next(r for r in recs if full_name(r) == "Windows Kernel/EventTrace")
+    rsds = [r for r in recs if full_name(r) == "Windows Kernel/EventTrace/DbgID_RSDS"]
+    lab = [r for r in recs if full_name(r) == "Windows Kernel/EventTrace/BuildLab"]
+    check(len(rsds) == 1 and rsds[0]["fields"]["PDBFileName"] == "cldflt.pdb" and rsds[0]["fields"]["Age"] >= 1,
+          f"{f}: the DbgID_RSDS record names cldflt.pdb")
+    check(len(lab) == 1 and re.fullmatch(r"(\d+)\.\d+\.\w+\.\w+\.\d{6}-\d{4}", lab[0]["fields"]["BuildLab"])
+          and lab[0]["fields"]["BuildLab"].split(".")[0] == str(header["fields"]["ProviderVersion"]),
+          f"{f}: the BuildLab string begins with the header's build number ({lab and lab[0]['fields']})")
+    print(f"ok {f}: {rsds[0]['fields']['PDBFileName']} age {rsds[0]['fields']['Age']}, {lab[0]['fields']['BuildLab']}")
+
+
 def test_corpus():
     files = sorted(f for f in os.listdir(CAPTURES) if f.endswith(".etl"))
     check(len(files) >= 19, f"corpus: the captures ({len(files)})")
@@ -800,6 +840,10 @@ def test_corpus():
             print(f"ok {f}: {len(classic)} classic records, {len(names)} names, none unknown")
         if f == "perfview_net452_x64_merged_compressed.etl":
             metadata_check(recs)
+        if f == "pktmon_demikernel_ws2022.etl":
+            interface_check(recs)
+        if f.startswith("wpp_onedrive_cldflt"):
+            wpp_logger_check(f, recs)
     check(total > 140000, f"corpus: classic records seen ({total})")
     print(f"ok corpus: {total} classic records in {len(files)} captures")
 
