@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "etl.h"
-#include "schemas.h"
+#include "registry.h"
 
 /* The capture, read into memory so the figures are the decoder's cost, not the disk's. */
 struct mem {
@@ -84,7 +84,7 @@ static inline void *bench_grow(const char *prog, void *p, size_t *cap, size_t ne
 }
 
 /* Schema registry reports: a benchmark measures, the tests check the messages. */
-static inline void bench_quiet(void *ctx, etl_schemas_severity sev, const char *msg)
+static inline void bench_quiet(void *ctx, etl_registry_severity sev, const char *msg)
 {
     (void)ctx;
     (void)sev;

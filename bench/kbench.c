@@ -1,6 +1,6 @@
 /* kbench - speed of decoding whole traces with everything decoded: classic kernel events (the
  * bulk of big traces), manifest events and TraceLogging events, each found the way etldump and
- * the dissector find them (etl_schemas_lookup for classic and manifest records, the TraceLogging
+ * the dissector find them (etl_registry_lookup for classic and manifest records, the TraceLogging
  * schema cache for self-describing ones); and etldump's JSON output rate on the same files.
  *
  *   kbench [--repeat N] [--manifest-path PATH] [--etldump PROGRAM] FILE...
@@ -8,7 +8,7 @@
  * Each file is read into memory and framed once; its records are copied aside (the record's
  * header fields, extended items and bytes), so the timed rows are the decoder's cost alone:
  * framing and inflating are not in them (bench/etlbench measures those).  Before collecting, the
- * registry reads the trace once for the schemas it carries (etl_schemas_prescan), as etldump does.
+ * registry reads the trace once for the schemas it carries (etl_registry_prescan), as etldump does.
  * Rows, per class of event (classic, manifest, TraceLogging, all), each the best of N runs (CPU):
  *   copy         the record header copied into the etl_record a reader would hand out, alone
  *   lookup       copy + the schema lookup (a hit)
@@ -41,7 +41,7 @@ extern char **environ;
 #include "etl.h"
 #include "fields.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "value_format.h"
 
 enum { CLASSIC, MANIFEST, TRACELOGGING, NCLASS };
@@ -157,14 +157,14 @@ static inline void rebuild(const trace *t, const kev *e, etl_record *r)
 }
 
 /* Lookup as etldump does it; starts the enumerator too when `f` is given. */
-static inline etl_status lookup(etl_schemas *s, etl_schema_cache *c, const etl_record *r, int cls,
+static inline etl_status lookup(etl_registry *s, etl_schema_cache *c, const etl_record *r, int cls,
                                 const etl_schema **out, etl_fields *f)
 {
     etl_error err;
     etl_fields scratch;
     if (cls == TRACELOGGING)
         return etl_fields_start_record(f ? f : &scratch, c, r, out, &err);
-    etl_status st = etl_schemas_lookup(s, r, out, &err);
+    etl_status st = etl_registry_lookup(s, r, out, &err);
     if (st == ETL_OK && f)
         etl_fields_start(f, *out, r->bytes + r->payload_offset, r->payload_size, r->pointer_size);
     return st;
@@ -181,7 +181,7 @@ typedef struct tally {
 } tally;
 
 /* One pass over the events of class `want` (NCLASS: all). */
-static tally run(const trace *t, etl_schemas *s, etl_schema_cache *c, int want, int row)
+static tally run(const trace *t, etl_registry *s, etl_schema_cache *c, int want, int row)
 {
     tally y = {0};
     uint64_t acc = 0;
@@ -332,12 +332,12 @@ int main(int argc, char **argv)
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         struct mem m = bench_read_file("kbench", argv[a]);
         etl_schema_cache *c = etl_schema_cache_new(NULL);
-        etl_schemas *s = etl_schemas_new(c, bench_quiet, NULL);
+        etl_registry *s = etl_registry_new(c, bench_quiet, NULL);
         if (mpath)
-            etl_schemas_add_path(s, mpath);
+            etl_registry_add_path(s, mpath);
         etl_error err;
         etl_reader *r = bench_open_memory("kbench", &m);
-        etl_schemas_prescan(s, r, &err);
+        etl_registry_prescan(s, r, &err);
         drain_problems(r);
         etl_reader_close(r);
         trace t = {0};
@@ -404,7 +404,7 @@ int main(int argc, char **argv)
                        best * 1e9 / (double)nev);
             }
         }
-        etl_schemas_free(s);
+        etl_registry_free(s);
         etl_schema_cache_free(c);
         free(t.v);
         for (int k = 0; k <= NCLASS; k++)

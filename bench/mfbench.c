@@ -4,11 +4,11 @@
  *   mfbench [--repeat N] --manifest-path PATH [FILE...]
  *
  * Start-up rows (best of N, a new registry each time):
- *   load          etl_schemas_add_path on PATH: read and parse every manifest, index providers,
+ *   load          etl_registry_add_path on PATH: read and parse every manifest, index providers,
  *                 compare the definitions of providers two files share (CPU and wall time)
  * Per FILE (read into memory first; its manifest events - EVENT_HEADER records without
  * TraceLogging metadata that some source describes - copied aside):
- *   prescan       etl_schemas_prescan over the whole trace (MetaData records, EventSource chunks)
+ *   prescan       etl_registry_prescan over the whole trace (MetaData records, EventSource chunks)
  *   compile       the first lookup of every distinct key: resolve and compile (ms for all)
  *   items         registry lookup (a hit) + every item of the event through the enumerator
  *   items/warm    the enumerator alone, schemas already in hand
@@ -24,7 +24,7 @@
 #include "etl.h"
 #include "fields.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "value_format.h"
 
 typedef struct mf_event {
@@ -75,7 +75,7 @@ static char text[ETL_VALUE_TEXT_CAP(65536)];
 
 enum { ROW_ITEMS, ROW_WARM, ROW_TEXT };
 
-static uint64_t run(const events *e, etl_schemas *s, int row)
+static uint64_t run(const events *e, etl_registry *s, int row)
 {
     uint64_t items = 0, acc = 0;
     etl_fields f;
@@ -87,7 +87,7 @@ static uint64_t run(const events *e, etl_schemas *s, int row)
         if (!sc)
             continue; /* no source describes it */
         if (row != ROW_WARM &&
-            etl_schemas_lookup_key(s, &x->provider, x->id, x->version, x->pointer_size, &sc, &err) != ETL_OK)
+            etl_registry_lookup_key(s, &x->provider, x->id, x->version, x->pointer_size, &sc, &err) != ETL_OK)
             continue;
         etl_fields_start(&f, sc, e->pool + x->data_off, x->data_len, x->pointer_size);
         while (etl_fields_next(&f, &it) != ETL_ITEM_END) {
@@ -121,15 +121,15 @@ int main(int argc, char **argv)
 
     /* start-up */
     double best_cpu = 1e30, best_wall = 1e30;
-    etl_schemas_stats st = {0};
+    etl_registry_stats st = {0};
     for (int k = 0; k < repeat; k++) {
         etl_schema_cache *c = etl_schema_cache_new(NULL);
         double w0 = bench_wall_now(), c0 = bench_cpu_now();
-        etl_schemas *s = etl_schemas_new(c, bench_quiet, NULL);
-        etl_schemas_add_path(s, path);
+        etl_registry *s = etl_registry_new(c, bench_quiet, NULL);
+        etl_registry_add_path(s, path);
         double cpu = bench_cpu_now() - c0, wall = bench_wall_now() - w0;
-        st = *etl_schemas_get_stats(s);
-        etl_schemas_free(s);
+        st = *etl_registry_get_stats(s);
+        etl_registry_free(s);
         etl_schema_cache_free(c);
         if (cpu < best_cpu)
             best_cpu = cpu;
@@ -145,12 +145,12 @@ int main(int argc, char **argv)
         struct mem m = bench_read_file("mfbench", argv[a]);
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         etl_schema_cache *c = etl_schema_cache_new(NULL);
-        etl_schemas *s = etl_schemas_new(c, bench_quiet, NULL);
-        etl_schemas_add_path(s, path);
+        etl_registry *s = etl_registry_new(c, bench_quiet, NULL);
+        etl_registry_add_path(s, path);
         etl_error err;
         double t0 = bench_cpu_now();
         etl_reader *r = bench_open_memory("mfbench", &m);
-        etl_schemas_prescan(s, r, &err);
+        etl_registry_prescan(s, r, &err);
         etl_reader_close(r);
         double prescan = bench_cpu_now() - t0;
         events e = {0};
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
         size_t described = 0;
         for (size_t i = 0; i < e.n; i++) { /* cold pass: each distinct key compiled once */
             mf_event *x = &e.v[i];
-            if (etl_schemas_lookup_key(s, &x->provider, x->id, x->version, x->pointer_size, &x->schema, &err) == ETL_OK)
+            if (etl_registry_lookup_key(s, &x->provider, x->id, x->version, x->pointer_size, &x->schema, &err) == ETL_OK)
                 described++;
             else
                 x->schema = NULL;
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
                        best * 1e9 / (double)described);
             }
         }
-        etl_schemas_free(s);
+        etl_registry_free(s);
         etl_schema_cache_free(c);
         free(e.v);
         free(e.pool);

@@ -1,5 +1,5 @@
 /* libFuzzer target for classic kernel events: every layout of the built-in kernel class
- * document (decoder/kernel/kernel-classes.man) run over arbitrary payloads.
+ * document (decoder/schema/kernel/kernel-classes.man) run over arbitrary payloads.
  *
  * Input: 16 bytes of class GUID (Windows layout), type, version, a flags byte (bit 0: 32-bit
  * record), then the payload.  A key the document describes is used as is; any other key is
@@ -14,7 +14,7 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "value_format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
@@ -25,7 +25,7 @@ typedef struct key {
 } key;
 
 static etl_schema_cache *cache;
-static etl_schemas *reg;
+static etl_registry *reg;
 static key *keys;
 static size_t key_count, key_cap;
 static char text[ETL_VALUE_TEXT_CAP(65536)];
@@ -53,8 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         /* one registry for the whole run: the document is parsed once, and the described keys
          * compile once per pointer size (a bounded cache) */
         cache = etl_schema_cache_new(NULL);
-        reg = etl_schemas_new(cache, NULL, NULL);
-        etl_schemas_foreach_classic_event(reg, collect, NULL);
+        reg = etl_registry_new(cache, NULL, NULL);
+        etl_registry_foreach_classic_event(reg, collect, NULL);
         if (!key_count)
             abort(); /* the built-in document must describe events */
     }
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     }
     const etl_schema *s;
     etl_error err;
-    if (etl_schemas_lookup_classic(reg, &k.cls, k.type, k.version, ptr, &s, &err) != ETL_OK)
+    if (etl_registry_lookup_classic(reg, &k.cls, k.type, k.version, ptr, &s, &err) != ETL_OK)
         abort(); /* classic lookups always answer (an unknown event has a schema too) */
     etl_fields f;
     etl_item it;

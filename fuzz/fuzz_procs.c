@@ -7,21 +7,21 @@
 #include <string.h>
 
 #include "etl.h"
-#include "process_context.h"
+#include "procs.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "stack_links.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static etl_schema_cache *cache;
-static etl_schemas *schemas;
+static etl_registry *schemas;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!schemas) {
         cache = etl_schema_cache_new(NULL);
-        schemas = etl_schemas_new(cache, NULL, NULL);
+        schemas = etl_registry_new(cache, NULL, NULL);
         if (!schemas)
             abort();
     }

@@ -24,7 +24,7 @@
 #include "manifest.h"
 #include "message.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "tl_schema.h"
 #include "value_format.h"
 
@@ -73,11 +73,11 @@ static expert_field ei_etl_classic_schema_error = EI_INIT;
 /* The decoder's schema cache for the open capture file (a hit allocates nothing). */
 static etl_schema_cache *etls_cache;
 
-/* The schema registry of manifest events for the open capture file (schemas.h), filling
+/* The schema registry of manifest events for the open capture file (registry.h), filling
  * etls_cache: the manifest files of the search path (preference etl.manifest_path, then
  * $ETLSHARK_MANIFEST_PATH), then the EventSource manifests and carried schemas of the file,
  * collected by a prescan of the file before its first frame is dissected. */
-static etl_schemas *etls_schemas;
+static etl_registry *etls_schemas;
 /* The preference etl.manifest_path (':'-separated manifest files and folders). */
 static const char *etls_pref_manifest_path = "";
 /* The schemas the file carries have been collected (or cannot be: see etls_observe). */
@@ -727,9 +727,9 @@ etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_r
  * disagreeing about an event; a refused schema record), once each per process: the manifests
  * are read again for every capture file. */
 static void
-etls_schemas_report(void *ctx _U_, etl_schemas_severity severity, const char *message)
+etls_schemas_report(void *ctx _U_, etl_registry_severity severity, const char *message)
 {
-    if (severity == ETL_SCHEMAS_INFO)
+    if (severity == ETL_REGISTRY_INFO)
         return;
     if (etls_reported == NULL)
         etls_reported = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -737,20 +737,20 @@ etls_schemas_report(void *ctx _U_, etl_schemas_severity severity, const char *me
         return;
     if (g_hash_table_size(etls_reported) < ETLS_REPORTED_MAX)
         g_hash_table_add(etls_reported, g_strdup(message));
-    ws_warning("etlshark: %s%s", severity == ETL_SCHEMAS_ERROR ? "manifest error: " : "",
+    ws_warning("etlshark: %s%s", severity == ETL_REGISTRY_ERROR ? "manifest error: " : "",
                message);
 }
 
 /* The search path in precedence order: the preference, then the environment. */
 static void
-etls_add_manifest_paths(etl_schemas *s)
+etls_add_manifest_paths(etl_registry *s)
 {
-    const char *env = etl_schemas_env_path();
+    const char *env = etl_registry_env_path();
 
     if (etls_pref_manifest_path != NULL && etls_pref_manifest_path[0] != '\0')
-        etl_schemas_add_path(s, etls_pref_manifest_path);
+        etl_registry_add_path(s, etls_pref_manifest_path);
     if (env != NULL && env[0] != '\0')
-        etl_schemas_add_path(s, env);
+        etl_registry_add_path(s, env);
 }
 
 /* The type a field of a zeroed payload has in real events: zeros are a value of most types,
@@ -842,7 +842,7 @@ etls_register_field_type(void *ctx _U_, etls_step *st, etls_ftype t)
 }
 
 typedef struct etls_startup_ctx {
-    etl_schemas *reg;
+    etl_registry *reg;
     GPtrArray *by_index;
     /* kernel events: per field path (its key), how many values have each type, and the paths
      * in the order first met */
@@ -860,7 +860,7 @@ etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, ui
     etl_error err;
 
     memset(&err, 0, sizeof err);
-    if (etl_schemas_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
+    if (etl_registry_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
         etls_schema_field_types(ctx->by_index, s, etls_register_field_type, NULL);
 }
 
@@ -873,11 +873,11 @@ etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, ui
 static void
 etls_register_manifest_fields(void)
 {
-    const char *env = etl_schemas_env_path();
+    const char *env = etl_registry_env_path();
     char *key = g_strdup_printf("%s\n%s", etls_pref_manifest_path != NULL ? etls_pref_manifest_path : "",
                                 env != NULL ? env : "");
     etl_schema_cache *cache;
-    etl_schemas *reg;
+    etl_registry *reg;
     etls_startup_ctx ctx;
 
     if (g_strcmp0(key, etls_registered_path) == 0 || strcmp(key, "\n") == 0) {
@@ -888,7 +888,7 @@ etls_register_manifest_fields(void)
     etls_registered_path = key;
 
     cache = etl_schema_cache_new(NULL);
-    reg = cache != NULL ? etl_schemas_new(cache, etls_schemas_report, NULL) : NULL;
+    reg = cache != NULL ? etl_registry_new(cache, etls_schemas_report, NULL) : NULL;
     if (reg == NULL) {
         etl_schema_cache_free(cache);
         return;
@@ -897,9 +897,9 @@ etls_register_manifest_fields(void)
     memset(&ctx, 0, sizeof ctx);
     ctx.reg = reg;
     ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
-    etl_schemas_foreach_file_event(reg, etls_register_event_fields, &ctx);
+    etl_registry_foreach_file_event(reg, etls_register_event_fields, &ctx);
     g_ptr_array_free(ctx.by_index, TRUE);
-    etl_schemas_free(reg);
+    etl_registry_free(reg);
     etl_schema_cache_free(cache);
     etls_fields_save(true);
 }
@@ -937,7 +937,7 @@ etls_register_classic_event(void *vctx, const etl_guid *cls, uint8_t type, uint8
         etl_error err;
 
         memset(&err, 0, sizeof err);
-        if (etl_schemas_lookup_classic(ctx->reg, cls, type, version, pointer_sizes[i], &s,
+        if (etl_registry_lookup_classic(ctx->reg, cls, type, version, pointer_sizes[i], &s,
                                        &err) == ETL_OK && s != NULL && !s->unknown)
             etls_schema_field_types(ctx->by_index, s, etls_count_field_type, ctx);
     }
@@ -954,7 +954,7 @@ static void
 etls_register_classic_fields(void)
 {
     etl_schema_cache *cache = etl_schema_cache_new(NULL);
-    etl_schemas *reg = cache != NULL ? etl_schemas_new(cache, etls_schemas_report, NULL) : NULL;
+    etl_registry *reg = cache != NULL ? etl_registry_new(cache, etls_schemas_report, NULL) : NULL;
     etls_startup_ctx ctx;
 
     if (reg == NULL) {
@@ -967,7 +967,7 @@ etls_register_classic_fields(void)
     ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
     ctx.type_counts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
     ctx.paths = g_ptr_array_new_with_free_func(g_free);
-    etl_schemas_foreach_classic_event(reg, etls_register_classic_event, &ctx);
+    etl_registry_foreach_classic_event(reg, etls_register_classic_event, &ctx);
     /* Registered alike at every start: the store need not list them. */
     etls_fields_remember(false);
     for (guint i = 0; i < ctx.paths->len; i++) {
@@ -992,7 +992,7 @@ etls_register_classic_fields(void)
     g_hash_table_destroy(ctx.type_counts);
     g_ptr_array_free(ctx.paths, TRUE);
     g_ptr_array_free(ctx.by_index, TRUE);
-    etl_schemas_free(reg);
+    etl_registry_free(reg);
     etl_schema_cache_free(cache);
 }
 
@@ -1016,7 +1016,7 @@ etls_trace_path(packet_info *pinfo)
     return NULL;
 }
 
-etl_schemas *
+etl_registry *
 etls_event_data_schemas(void)
 {
     return etls_schemas;
@@ -1034,7 +1034,7 @@ etls_prescan(packet_info *pinfo)
         etl_error err;
 
         memset(&err, 0, sizeof err);
-        if (etl_schemas_prescan_file(etls_schemas, path, &err) == ETL_OK)
+        if (etl_registry_prescan_file(etls_schemas, path, &err) == ETL_OK)
             return;
         ws_warning("etlshark: %s: collecting the schemas the trace carries: %s; schemas are "
                    "taken from the frames as they are dissected instead", path, err.message);
@@ -1053,7 +1053,7 @@ etls_event_data_record(packet_info *pinfo, const etl_record *rec)
         etl_error err;
 
         memset(&err, 0, sizeof err);
-        etl_schemas_observe(etls_schemas, rec, &err);
+        etl_registry_observe(etls_schemas, rec, &err);
     }
 }
 
@@ -1112,11 +1112,11 @@ etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 
     memset(&err, 0, sizeof err);
     if (etls_schemas != NULL && rec->has_provider)
-        st = etl_schemas_lookup(etls_schemas, rec, &s, &err);
+        st = etl_registry_lookup(etls_schemas, rec, &s, &err);
     if (st == ETL_OK && s->provider_name != 0)
         mf_name = etl_schema_str(s, s->provider_name);
     if (mf_name == NULL && etls_schemas != NULL && rec->has_provider)
-        mf_name = etl_schemas_provider_name(etls_schemas, &rec->provider);
+        mf_name = etl_registry_provider_name(etls_schemas, &rec->provider);
     etls_provider_name(tvb, pinfo, tree, rec, mf_name, sum);
     if (st == ETL_ERR_ARG)
         return;
@@ -1131,7 +1131,7 @@ etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                                    /* labels stop at 240 bytes: keep it short */
                                    "No manifest for %s%s%s%s event id %u version %u (payload "
                                    "shown raw): add it to preference etl.manifest_path or "
-                                   ETL_SCHEMAS_ENV,
+                                   ETL_REGISTRY_ENV,
                                    sum->provider_name != NULL ? sum->provider_name : guid,
                                    sum->provider_name != NULL ? " (" : "",
                                    sum->provider_name != NULL ? guid : "",
@@ -1234,7 +1234,7 @@ etls_dissect_classic_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     if (etls_schemas == NULL)
         return;
     memset(&err, 0, sizeof err);
-    st = etl_schemas_lookup(etls_schemas, rec, &s, &err);
+    st = etl_registry_lookup(etls_schemas, rec, &s, &err);
     if (st != ETL_OK || s == NULL) {
         /* Only an exhausted cache gets here (ETL_ERR_NOMEM / ETL_ERR_LIMIT). */
         proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
@@ -1299,7 +1299,7 @@ etls_event_data_init(void)
                    "not decoded");
     etls_schema_steps_by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
     /* Manifest files first (they take precedence), then, at the first frame, the file's own. */
-    etls_schemas = etls_cache != NULL ? etl_schemas_new(etls_cache, etls_schemas_report, NULL)
+    etls_schemas = etls_cache != NULL ? etl_registry_new(etls_cache, etls_schemas_report, NULL)
                                       : NULL;
     if (etls_schemas != NULL)
         etls_add_manifest_paths(etls_schemas);
@@ -1314,7 +1314,7 @@ etls_event_data_cleanup(void)
         g_ptr_array_free(etls_schema_steps_by_index, TRUE);
         etls_schema_steps_by_index = NULL;
     }
-    etl_schemas_free(etls_schemas);
+    etl_registry_free(etls_schemas);
     etls_schemas = NULL;
     etl_schema_cache_free(etls_cache);
     etls_cache = NULL;
@@ -1409,7 +1409,7 @@ etls_event_data_register(int proto, expert_module_t *expert)
     prefs_register_string_preference(prefs, "manifest_path", "Manifest search path",
         "Instrumentation manifests (.man/.xml) of manifest-based providers: a list of manifest "
         "files and folders (a folder's *.man and *.xml files are read) separated by '"
-        G_SEARCHPATH_SEPARATOR_S "'.  Searched before $" ETL_SCHEMAS_ENV ", and before the "
+        G_SEARCHPATH_SEPARATOR_S "'.  Searched before $" ETL_REGISTRY_ENV ", and before the "
         "EventSource manifests and schemas a trace carries.  The typed etl.data.<name> fields "
         "of every event they describe are registered at start-up.",
         &etls_pref_manifest_path);

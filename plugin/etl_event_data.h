@@ -20,7 +20,7 @@
  *                                       last field
  *
  * Manifest events (EVENT_HEADER records without TraceLogging metadata) take their schema from the
- * decoder's registry (schemas.h): the same subtree and fields, plus etl.task_name,
+ * decoder's registry (registry.h): the same subtree and fields, plus etl.task_name,
  * etl.opcode_name, etl.level_name, etl.channel_name, etl.keywords_name, etl.message and
  * etl.schema_version; with no schema, expert info etl.expert.schema_missing.  The registry reads
  * the preference etl.manifest_path, then $ETLSHARK_MANIFEST_PATH, then the schemas the capture
@@ -68,8 +68,8 @@ void etls_event_data_record(packet_info *pinfo, const etl_record *rec);
 const char *etls_trace_path(packet_info *pinfo);
 
 /* The open capture file's schema registry (NULL before the first file or when out of memory). */
-struct etl_schemas;
-struct etl_schemas *etls_event_data_schemas(void);
+struct etl_registry;
+struct etl_registry *etls_event_data_schemas(void);
 
 /* Dissect what the schema says about an EVENT_HEADER or classic record into `tree`; fills
  * *sum (except sum->process: etl_process.h). */

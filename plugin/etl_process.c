@@ -2,7 +2,7 @@
  *
  * etlshark SPDX-License-Identifier: GPL-2.0-or-later
  *
- * A thin user of the decoder's process context (process_context.h, stack_links.h): the decoder
+ * A thin user of the decoder's process context (procs.h, stack_links.h): the decoder
  * decides which process a record belongs to and which event a stack walk names; this file
  * keeps the answers with the frames and places them in the tree.
  */
@@ -15,8 +15,8 @@
 #include <epan/proto_data.h>
 
 #include "etl.h"
-#include "process_context.h"
-#include "schemas.h"
+#include "procs.h"
+#include "registry.h"
 #include "stack_links.h"
 
 #include "etl_event_data.h"
@@ -57,7 +57,7 @@ typedef struct etls_frame_ctx {
 static void
 etls_start(packet_info *pinfo)
 {
-    etl_schemas *schemas = etls_event_data_schemas();
+    etl_registry *schemas = etls_event_data_schemas();
     const char *path = etls_trace_path(pinfo);
 
     etls_started = true;

@@ -3,7 +3,7 @@
  *
  * etlshark SPDX-License-Identifier: GPL-2.0-or-later
  *
- * The decoder's process context (decoder/process_context.h) says which process each record
+ * The decoder's process context (decoder/procs.h) says which process each record
  * belongs to - from the kernel's Process and Thread events, whatever the record's kind - and
  * which event a kernel StackWalk event carries the stack of.  This file shows both:
  *

@@ -2,7 +2,7 @@
  *
  * etlshark - SPDX-License-Identifier: GPL-2.0-or-later
  *
- * The reader is thin glue: the etlshark decoder library (decoder/etl.h) reads the file and
+ * The reader is thin glue: the etlshark decoder library (decoder/include/etl.h) reads the file and
  * delivers records; this file turns each record into one Wireshark frame whose bytes are the
  * record followed by the context trailer described in etl_frame.h.
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Classic kernel events end to end: etldump's "provider_name", "event_name" and "fields" for the
-records the built-in kernel class document (decoder/kernel/kernel-classes.man) describes, against
+records the built-in kernel class document (decoder/schema/kernel/kernel-classes.man) describes, against
 TraceEvent's golden (../shared/goldens/net.4.5.2.x64.baseline.txt) and on every capture.
 
 Usage: test_kernel.py ETLDUMP SHARED_DIR TEST

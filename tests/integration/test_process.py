@@ -26,7 +26,7 @@ from checks import check, finish  # noqa: E402
 LINE_RE = re.compile(r"^EVENT ([\d,.]+): (.*?) PID=(-?\d+); TID=(-?\d+); PName=([^;]*); ProceNum=(\d+); DataLen=(\d+);")
 KERNEL = ("Windows Kernel/", "KernelTraceControl/", "MSNT_SystemTrace/")
 # (name, golden PID): where we knowingly differ from TraceEvent (reasons in
-# tests/unit/test_process_context.c, golden_differs)
+# tests/unit/test_procs.c, golden_differs)
 KNOWN_DIFFERENCES = {
     ("Windows Kernel/Process/Defunct", 616),  # TraceEvent: Process(616); we name it from the event
     ("Windows Kernel/Process/Defunct", 988),

@@ -1890,7 +1890,7 @@ def test_kernelfilter(env):
     print(f"  ok {name32}: etl.data.ImageBase == {base} selects {cnt} frames of the 32-bit trace")
 
 
-# Kernel events whose payload names the process they are about (process_context.h, rule 1).
+# Kernel events whose payload names the process they are about (procs.h, rule 1).
 _SUBJECT_THREAD = ("Thread/Start", "Thread/Stop", "Thread/DCStart", "Thread/DCStop")
 _PAYLOAD_PID = ("PID", "StackProcess")
 _PAYLOAD_TID = ("ThreadId", "StackThread", "TThreadId", "IssuingThreadId", "TTID", "NewThreadId")

@@ -1,5 +1,5 @@
 /* test_classic.c - classic events: keys (classic.h) and the classic path of the schema registry
- * (schemas.h) with the built-in kernel class document, on constructed records and on the real
+ * (registry.h) with the built-in kernel class document, on constructed records and on the real
  * kernel captures.
  *
  *   test_classic CAPTURES_DIR
@@ -26,7 +26,7 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "value_format.h"
 
 static const char *captures;
@@ -108,7 +108,7 @@ static unsigned walk(const etl_schema *s, const uint8_t *p, size_t n, uint8_t pt
 static void test_lookup(void)
 {
     etl_schema_cache *c = etl_schema_cache_new(NULL);
-    etl_schemas *s = etl_schemas_new(c, NULL, NULL);
+    etl_registry *s = etl_registry_new(c, NULL, NULL);
     const etl_schema *a, *b;
     etl_error err;
     etl_guid process = guid_of("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c");
@@ -118,33 +118,33 @@ static void test_lookup(void)
     etl_guid image = guid_of("2cb15d1d-5fc1-11d2-abe1-00a0c911f518");
 
     /* names */
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &process, 1, 4, 8, &a, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &process, 1, 4, 8, &a, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(a), "Process/Start");
     CHECK_STR(etl_schema_str(a, a->provider_name), "Windows Kernel");
     CHECK(a->source == ETL_SCHEMA_CLASSIC && !a->unknown && a->complete && a->schema_version == 4);
     CHECK_STR(etl_schema_str(a, a->origin), ETL_KERNEL_CLASSES_ORIGIN);
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &fileio, 0, 2, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &fileio, 0, 2, 8, &b, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(b), "FileIo/Name"); /* opcode 0 shown: it is named */
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &eventtrace, 0, 2, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &eventtrace, 0, 2, 8, &b, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(b), "EventTrace"); /* type 0 is Info: left out */
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &image, 33, 2, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &image, 33, 2, 8, &b, &err), ETL_OK);
     CHECK_STR(etl_schema_str(b, b->provider_name), "MSNT_SystemTrace"); /* the class's second <provider> */
     CHECK_STR(etl_schema_event_name(b), "Image/KernelBase");
 
     /* a key compiles once; both bitnesses have their own program */
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &process, 1, 4, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &process, 1, 4, 8, &b, &err), ETL_OK);
     CHECK(a == b);
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &process, 1, 4, 4, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &process, 1, 4, 4, &b, &err), ETL_OK);
     CHECK(a != b && b->pointer_size == 4 && a->pointer_size == 8);
     /* a classic key is not a manifest key: the same GUID and numbers find nothing there */
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &process, 1, 4, 8, &b, &err), ETL_ERR_NOT_FOUND);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &process, 1, 4, 8, &b, &err), ETL_ERR_NOT_FOUND);
 
     /* a newer version than the document knows: the highest lower one, said in schema_version */
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &process, 1, 200, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &process, 1, 200, 8, &b, &err), ETL_OK);
     CHECK(!b->unknown && b->schema_version < 200 && strcmp(etl_schema_event_name(b), "Process/Start") == 0);
 
     /* an undescribed type: named from its key, unknown, the payload raw with the reason */
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &process, 99, 4, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &process, 99, 4, 8, &b, &err), ETL_OK);
     CHECK(b->unknown && !b->complete);
     CHECK_STR(etl_schema_event_name(b), "Process/Opcode(99)");
     CHECK_STR(etl_schema_str(b, b->provider_name), "Windows Kernel");
@@ -156,12 +156,12 @@ static void test_lookup(void)
     CHECK(it.size == 5 && it.data == raw && strstr(it.reason, "type 99 version 4") != NULL);
     CHECK_EQ_U(etl_fields_next(&f, &it), ETL_ITEM_END);
     /* an undescribed version of a named type below every described one keeps the type's name */
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &stackwalk, 32, 0, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &stackwalk, 32, 0, 8, &b, &err), ETL_OK);
     if (b->unknown)
         CHECK_STR(etl_schema_event_name(b), "StackWalk/Stack");
     /* an unknown class (FULL_HEADER MOF class of some provider): "Opcode(N)", no provider name */
     etl_guid other = guid_of("01234567-89ab-cdef-0123-456789abcdef");
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &other, 7, 0, 8, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &other, 7, 0, 8, &b, &err), ETL_OK);
     CHECK(b->unknown && b->provider_name == 0);
     CHECK_STR(etl_schema_event_name(b), "Opcode(7)");
     /* an unknown kernel group, through a record */
@@ -172,14 +172,14 @@ static void test_lookup(void)
     r.hook_id = 0x7705;
     r.opcode = 5;
     r.pointer_size = 8;
-    CHECK_EQ_U(etl_schemas_lookup(s, &r, &b, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup(s, &r, &b, &err), ETL_OK);
     CHECK(b->unknown);
     CHECK_STR(etl_schema_event_name(b), "Group(0x77)/Opcode(5)");
     CHECK_STR(etl_schema_str(b, b->provider_name), "Windows Kernel");
 
     /* k:rest: a StackWalk event holds as many frames as its payload (16 bytes + 8 per frame) */
     const etl_schema *sw;
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &stackwalk, 32, 2, 8, &sw, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &stackwalk, 32, 2, 8, &sw, &err), ETL_OK);
     uint8_t stack[16 + 8 * 5] = {0};
     bool clean;
     uint32_t trailing, count = 0;
@@ -193,11 +193,11 @@ static void test_lookup(void)
     static uint8_t big[16 + 8 * 200];
     walk(sw, big, sizeof big, 8, &clean, &trailing, &count); /* more than the class's 192 */
     CHECK(clean && count == 192 && trailing == 8 * 8);
-    CHECK_EQ_U(etl_schemas_lookup_classic(s, &stackwalk, 32, 2, 4, &sw, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_classic(s, &stackwalk, 32, 2, 4, &sw, &err), ETL_OK);
     walk(sw, stack, 16 + 4 * 3, 4, &clean, &trailing, &count); /* 32-bit frames */
     CHECK(clean && count == 3 && trailing == 0);
 
-    etl_schemas_free(s);
+    etl_registry_free(s);
     etl_schema_cache_free(c);
 }
 
@@ -215,7 +215,7 @@ static void scan_capture(const char *file, scan *out)
     memset(out, 0, sizeof *out);
     CHECK(etl_reader_open_file(path, NULL, &rd, &err) == ETL_OK);
     etl_schema_cache *c = etl_schema_cache_new(NULL);
-    etl_schemas *s = etl_schemas_new(c, NULL, NULL);
+    etl_registry *s = etl_registry_new(c, NULL, NULL);
     etl_record r;
     etl_guid thread = guid_of("3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c");
     etl_guid stackwalk = guid_of("def2fe46-7bd6-4b80-bd94-f57fe20d0ce3");
@@ -226,7 +226,7 @@ static void scan_capture(const char *file, scan *out)
             continue;
         out->classic++;
         const etl_schema *sc;
-        if (etl_schemas_lookup(s, &r, &sc, &err) != ETL_OK) {
+        if (etl_registry_lookup(s, &r, &sc, &err) != ETL_OK) {
             CHECK(!"a classic record without a schema");
             continue;
         }
@@ -260,7 +260,7 @@ static void scan_capture(const char *file, scan *out)
             CHECK_EQ_U(count, (r.payload_size - 16) / r.pointer_size);
         }
     }
-    etl_schemas_free(s);
+    etl_registry_free(s);
     etl_schema_cache_free(c);
     etl_reader_close(rd);
     g_free(path);

@@ -1,4 +1,4 @@
-/* test_kernel_layouts.c - decoder/kernel/kernel-classes.man against the real captures.
+/* test_kernel_layouts.c - decoder/schema/kernel/kernel-classes.man against the real captures.
  *
  *   test_kernel_layouts KERNEL_CLASSES_MAN CAPTURES_DIR [GOLDENS_DIR]
  *

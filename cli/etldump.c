@@ -11,7 +11,7 @@
  * A thin user of the decoder's public API: the Wireshark plugin reads through the same calls.
  *
  * Schemas.  TraceLogging events describe themselves.  Manifest-based events (EVENT_HEADER records
- * without TraceLogging metadata) find theirs in the schema registry (schemas.h), from, in this
+ * without TraceLogging metadata) find theirs in the schema registry (registry.h), from, in this
  * precedence: manifest files on the search path; EventSource manifests in the trace; schemas the
  * trace carries (KernelTraceControl MetaData).  The search path is every --manifest-path PATH
  * (in the order given), then $ETLSHARK_MANIFEST_PATH; each is a ':'-separated list of manifest
@@ -21,7 +21,7 @@
  * records, EventSource manifest chunks), so every event decodes whatever its position.
  *
  * Process context.  The same pre-pass collects the kernel's process and thread events
- * (process_context.h), and every record gets, after "tid":
+ * (procs.h), and every record gets, after "tid":
  *   "process_id"     the process the record belongs to, when it is not the header's "pid": taken
  *                    from the thread (headers without a pid - PERFINFO: Sample, DiskIO
  *                    completions, ... - through the payload's thread id and the thread's
@@ -54,7 +54,7 @@
  *   "message"        manifest events with a message string: the message with its %1-style
  *                    inserts replaced by field values (message.h);
  *   "schema_version" manifest events decoded with a lower version's definition because no
- *                    source defines the record's version (schemas.h): that version;
+ *                    source defines the record's version (registry.h): that version;
  *   "schema_missing" manifest events no source describes: {"provider", "id", "version",
  *                    "hint"} - and stderr says once per key how to add a manifest;
  *   "fields"         an object from field name to typed value, in schema order; structs are
@@ -102,9 +102,9 @@
 #include "fields.h"
 #include "json.h"
 #include "message.h"
-#include "process_context.h"
+#include "procs.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "tl_schema.h"
 #include "value_format.h"
 
@@ -438,7 +438,7 @@ static void write_tags(json_out *j, const etl_schema *s)
 /* What decoding a record needs besides the record. */
 typedef struct decode_ctx {
     etl_schema_cache *cache;
-    etl_schemas *schemas;        /* manifest events' schemas; NULL when not decoding them */
+    etl_registry *schemas;        /* manifest events' schemas; NULL when not decoding them */
     etl_procs *procs;            /* process/thread lifetimes from the pre-scan; NULL when none */
     etl_stack_links *links;      /* recent events, for StackWalk "stack_of" */
     etl_message_scratch msg;     /* scratch for message inserts */
@@ -471,7 +471,7 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
     d->missing[d->missing_count].id = r->event_id;
     d->missing[d->missing_count].version = r->version;
     d->missing_count++;
-    fprintf(stderr, "etldump: %s (--manifest-path or %s)\n", why, ETL_SCHEMAS_ENV);
+    fprintf(stderr, "etldump: %s (--manifest-path or %s)\n", why, ETL_REGISTRY_ENV);
 }
 
 static void key_str(json_out *j, const etl_schema *s, const char *key, uint32_t off)
@@ -528,11 +528,11 @@ static void write_decoded(json_out *j, decode_ctx *d, const etl_record *r)
         /* not TraceLogging: a manifest event, when a source describes it */
         const etl_schema *s = NULL;
         etl_error err;
-        etl_status st = d->schemas && r->has_provider ? etl_schemas_lookup(d->schemas, r, &s, &err) : ETL_ERR_ARG;
+        etl_status st = d->schemas && r->has_provider ? etl_registry_lookup(d->schemas, r, &s, &err) : ETL_ERR_ARG;
         if (!pname && s && s->provider_name)
             pname = etl_schema_str(s, s->provider_name);
         if (!pname && d->schemas && r->has_provider)
-            pname = etl_schemas_provider_name(d->schemas, &r->provider);
+            pname = etl_registry_provider_name(d->schemas, &r->provider);
         if (!pname && r->has_provider)
             pname = etl_schema_cache_provider_name(cache, &r->provider);
         if (pname) {
@@ -593,7 +593,7 @@ static void write_classic(json_out *j, decode_ctx *d, const etl_record *r)
     etl_error err;
     if (!d->schemas)
         return;
-    if (etl_schemas_lookup(d->schemas, r, &s, &err) != ETL_OK) {
+    if (etl_registry_lookup(d->schemas, r, &s, &err) != ETL_OK) {
         json_key(j, "fields_error");
         json_string(j, err.message);
         return;
@@ -887,10 +887,10 @@ static etl_status prescan(decode_ctx *d, const char *path, etl_error *err)
     while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
         switch (rec.header_type) {
         case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
-            etl_schemas_observe(d->schemas, &rec, NULL);
+            etl_registry_observe(d->schemas, &rec, NULL);
             break;
         case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64:
-            etl_schemas_observe(d->schemas, &rec, NULL);
+            etl_registry_observe(d->schemas, &rec, NULL);
             etl_procs_observe(d->procs, &rec);
             break;
         default:
@@ -914,7 +914,7 @@ static void usage(FILE *f)
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
           "with --summary one JSON object describing the file.\n"
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
-          "$" ETL_SCHEMAS_ENV ") is a ':'-separated list of manifest files and folders\n"
+          "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
           "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
           "Manifests that do not load are reported on stderr and do not change the status.\n",
@@ -923,10 +923,10 @@ static void usage(FILE *f)
 
 /* The registry's messages (manifests that do not parse, disagreeing definitions, refused
  * schema records) on stderr. */
-static void report_schemas(void *ctx, etl_schemas_severity sev, const char *message)
+static void report_schemas(void *ctx, etl_registry_severity sev, const char *message)
 {
     (void)ctx;
-    fprintf(stderr, "etldump: %s%s\n", sev == ETL_SCHEMAS_ERROR ? "error: " : sev == ETL_SCHEMAS_WARNING ? "warning: " : "",
+    fprintf(stderr, "etldump: %s%s\n", sev == ETL_REGISTRY_ERROR ? "error: " : sev == ETL_REGISTRY_WARNING ? "warning: " : "",
             message);
 }
 
@@ -1027,11 +1027,11 @@ int main(int argc, char **argv)
     static decode_ctx dctx; /* large (message scratch): not on the stack */
     dctx.cache = cache;
     if (!summary && !verify) {
-        dctx.schemas = etl_schemas_new(cache, report_schemas, NULL);
+        dctx.schemas = etl_registry_new(cache, report_schemas, NULL);
         for (size_t i = 0; i < n_manifest_paths; i++)
-            etl_schemas_add_path(dctx.schemas, manifest_paths[i]);
-        if (etl_schemas_env_path())
-            etl_schemas_add_path(dctx.schemas, etl_schemas_env_path());
+            etl_registry_add_path(dctx.schemas, manifest_paths[i]);
+        if (etl_registry_env_path())
+            etl_registry_add_path(dctx.schemas, etl_registry_env_path());
         dctx.procs = etl_procs_new(dctx.schemas);
         dctx.links = etl_stack_links_new(0);
         etl_error perr;
@@ -1173,7 +1173,7 @@ int main(int argc, char **argv)
     free(reasons);
     etl_stack_links_free(dctx.links);
     etl_procs_free(dctx.procs);
-    etl_schemas_free(dctx.schemas);
+    etl_registry_free(dctx.schemas);
     etl_schema_cache_free(cache);
     etl_reader_close(r);
     return rc;

@@ -10,9 +10,9 @@
  * One exception: the image-load event is logged with hook 0x030A (group PROCESS, type 10) but
  * belongs to the Image class; it is keyed with the Image class GUID, as Windows does.
  *
- * The layouts come from decoder/kernel/kernel-classes.man (written from Microsoft's published
+ * The layouts come from decoder/schema/kernel/kernel-classes.man (written from Microsoft's published
  * MOF class documentation; inferred layouts are marked there), embedded in the library at build
- * time (decoder/kernel/embed.cmake) and read by the one manifest reader. */
+ * time (decoder/schema/kernel/embed.cmake) and read by the one manifest reader. */
 #ifndef ETL_CLASSIC_H
 #define ETL_CLASSIC_H
 

@@ -1,8 +1,8 @@
-/* process_context.c - process and thread lifetimes from the kernel's events, and the process
- * of each record (process_context.h).
+/* procs.c - process and thread lifetimes from the kernel's events, and the process
+ * of each record (procs.h).
  *
  * Per id (process id, thread id) the events seen are kept sorted by time ("observations"),
- * and its lifetimes are a left fold over them (process_context.h says how): an observation
+ * and its lifetimes are a left fold over them (procs.h says how): an observation
  * arriving in order is folded in at once; one arriving out of order marks the id, and the next
  * lookup of it folds all its observations again - so events can arrive in any order.  Lifetimes of one id are
  * sorted by the time they begin; a lookup is a hash probe and a binary search.
@@ -11,7 +11,7 @@
  * which top-level fields carry a process or thread id (by name, as the kernel class document
  * names them) and, when every field before them has a fixed size, at which offset - so a
  * lookup on a hot event (PerfInfo Sample, CSwitch) reads one u32 through a bounds check. */
-#include "process_context.h"
+#include "procs.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -100,7 +100,7 @@ typedef struct hook_memo {
 } hook_memo;
 
 struct etl_procs {
-    etl_schemas *schemas;
+    etl_registry *schemas;
     hook_memo memo[HOOK_MEMO_SIZE];
     GHashTable *procs;    /* pid -> entity */
     GHashTable *threads;  /* tid -> entity */
@@ -121,7 +121,7 @@ static void entity_free(gpointer p)
     g_free(e);
 }
 
-etl_procs *etl_procs_new(etl_schemas *schemas)
+etl_procs *etl_procs_new(etl_registry *schemas)
 {
     etl_procs *p = g_try_new0(etl_procs, 1);
     if (!p)
@@ -178,7 +178,7 @@ static life *push_life(entity *e, int64_t from, int64_t end, uint32_t val)
     return l;
 }
 
-/* One step of the fold from observations (in time order) to lifetimes (process_context.h):
+/* One step of the fold from observations (in time order) to lifetimes (procs.h):
  *   Start    opens a lifetime at its time (closing one still open: its End was not seen);
  *   End      closes the open lifetime, or is a lifetime of its own that began after the
  *            previous one ended (its Start was before the trace);
@@ -428,7 +428,7 @@ static const plan *plan_of(etl_procs *p, const etl_record *rec, const etl_schema
     if (!etl_classic_key_of(rec, &k) || !k.known)
         return NULL;
     const etl_schema *s;
-    if (etl_schemas_lookup_classic(p->schemas, &k.cls, k.type, k.version, rec->pointer_size, &s, NULL) != ETL_OK)
+    if (etl_registry_lookup_classic(p->schemas, &k.cls, k.type, k.version, rec->pointer_size, &s, NULL) != ETL_OK)
         return NULL;
     *schema = s;
     if (s->index == UINT32_MAX)
@@ -596,7 +596,7 @@ void etl_procs_observe(etl_procs *p, const etl_record *rec)
         return;
     }
     const etl_schema *s;
-    if (etl_schemas_lookup_classic(p->schemas, &k.cls, k.type, k.version, rec->pointer_size, &s, NULL) != ETL_OK ||
+    if (etl_registry_lookup_classic(p->schemas, &k.cls, k.type, k.version, rec->pointer_size, &s, NULL) != ETL_OK ||
         s->unknown)
         return;
     observe_process(p, rec, s, kind, thread);
@@ -647,7 +647,7 @@ uint32_t etl_procs_thread_pid_at(etl_procs *p, uint32_t tid, int64_t ts_raw)
     return l && l->val != NO_VAL ? l->val : ETL_NO_ID;
 }
 
-/* pid and tid of a record by the rules of process_context.h, before the thread map. */
+/* pid and tid of a record by the rules of procs.h, before the thread map. */
 static void record_ids(etl_procs *p, const etl_record *rec, uint32_t *pid, uint32_t *tid, bool subject)
 {
     *pid = norm_id(rec->pid);

@@ -1,4 +1,4 @@
-/* Unit tests of schemas.c, the schema registry: precedence of manifest files over EventSource
+/* Unit tests of registry.c, the schema registry: precedence of manifest files over EventSource
  * manifests over schemas carried in the trace, the rule for two files defining one key (and the
  * warning naming both), the lower-version fallback, the negative cache emptied by a new source,
  * search paths (folder order, malformed files named with their line, the rest still loading),
@@ -10,11 +10,11 @@
 
 #include "check.h"
 #include "etl_format.h"
-#include "schemas.h"
+#include "registry.h"
 
 static GString *reports;
 
-static void on_report(void *ctx, etl_schemas_severity sev, const char *msg)
+static void on_report(void *ctx, etl_registry_severity sev, const char *msg)
 {
     (void)ctx;
     g_string_append_printf(reports, "%d:%s\n", (int)sev, msg);
@@ -43,58 +43,58 @@ static etl_guid prov(void)
 static void test_precedence(void)
 {
     etl_schema_cache *c = etl_schema_cache_new(NULL);
-    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    etl_registry *s = etl_registry_new(c, on_report, NULL);
     etl_error err;
     etl_guid g = prov();
     const etl_schema *sc;
     g_string_truncate(reports, 0);
 
     /* nothing yet: not found, with provider, id and version in the message */
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_ERR_NOT_FOUND);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_ERR_NOT_FOUND);
     CHECK(strstr(err.message, "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee") && strstr(err.message, "id 1 version 1"));
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_ERR_NOT_FOUND); /* negative cache */
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_ERR_NOT_FOUND); /* negative cache */
     CHECK_EQ_U(etl_schema_cache_get_stats(c)->mf_absent_hits, 1);
 
     /* a first file: the key resolves now (the new source emptied the negative cache) */
     char *x1 = manifest("First", "win:UInt32", "");
-    CHECK(etl_schemas_add_manifest_text(s, x1, strlen(x1), "one.man", &err) == ETL_OK);
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_OK);
+    CHECK(etl_registry_add_manifest_text(s, x1, strlen(x1), "one.man", &err) == ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "First");
     CHECK_STR(etl_schema_str(sc, sc->origin), "one.man");
-    CHECK_STR(etl_schemas_provider_name(s, &g), "Reg-Test");
+    CHECK_STR(etl_registry_provider_name(s, &g), "Reg-Test");
 
     /* an identical second file: no warning; a different third: a warning naming both, the first
      * file still wins */
-    CHECK(etl_schemas_add_manifest_text(s, x1, strlen(x1), "same.man", &err) == ETL_OK);
+    CHECK(etl_registry_add_manifest_text(s, x1, strlen(x1), "same.man", &err) == ETL_OK);
     CHECK_EQ_U(reports->len, 0);
     char *x3 = manifest("Third", "win:UInt64", "<event value='2' version='0' task='Third'/>");
-    CHECK(etl_schemas_add_manifest_text(s, x3, strlen(x3), "three.man", &err) == ETL_OK);
+    CHECK(etl_registry_add_manifest_text(s, x3, strlen(x3), "three.man", &err) == ETL_OK);
     CHECK(strstr(reports->str, "one.man and three.man") && strstr(reports->str, "id 1 version 1") &&
           strstr(reports->str, "using one.man"));
-    CHECK_EQ_U(etl_schemas_get_stats(s)->disagreements, 1);
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_get_stats(s)->disagreements, 1);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 1, 8, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "First");
     CHECK_EQ_U(sc->steps[0].size, 4);
     /* a key only the third file has comes from it */
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 2, 0, 8, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 2, 0, 8, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_str(sc, sc->origin), "three.man");
 
     /* a newer version than any defined: the highest lower one, and the schema says so */
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 4, 8, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 4, 8, &sc, &err), ETL_OK);
     CHECK_EQ_U(sc->schema_version, 1);
-    CHECK_EQ_U(etl_schemas_get_stats(s)->older_version, 1);
+    CHECK_EQ_U(etl_registry_get_stats(s)->older_version, 1);
     /* an older version than any defined is not guessed */
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 0, 8, &sc, &err), ETL_ERR_NOT_FOUND);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 0, 8, &sc, &err), ETL_ERR_NOT_FOUND);
 
     /* malformed text: refused with the origin and line; nothing else changes */
     const char *bad = "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='x' guid='nope'>";
-    CHECK(etl_schemas_add_manifest_text(s, bad, strlen(bad), "bad.man", &err) == ETL_ERR_CORRUPT);
+    CHECK(etl_registry_add_manifest_text(s, bad, strlen(bad), "bad.man", &err) == ETL_ERR_CORRUPT);
     CHECK(strstr(err.message, "bad.man:4") != NULL);
-    CHECK_EQ_U(etl_schemas_get_stats(s)->files_failed, 1);
-    CHECK_EQ_U(etl_schemas_get_stats(s)->files_loaded, 3);
+    CHECK_EQ_U(etl_registry_get_stats(s)->files_failed, 1);
+    CHECK_EQ_U(etl_registry_get_stats(s)->files_loaded, 3);
     g_free(x1);
     g_free(x3);
-    etl_schemas_free(s);
+    etl_registry_free(s);
     etl_schema_cache_free(c);
 }
 
@@ -117,29 +117,29 @@ static void test_path(void)
     write_file(dir, "a.xml", "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='x' guid='{bad}'/>\n");
     write_file(dir, "notes.txt", "not a manifest");
     etl_schema_cache *c = etl_schema_cache_new(NULL);
-    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    etl_registry *s = etl_registry_new(c, on_report, NULL);
     g_string_truncate(reports, 0);
     char *missing = g_build_filename(dir, "missing.man", NULL);
     char *list = g_strdup_printf("%s::%s", dir, missing);
-    CHECK(etl_schemas_add_path(s, list) != ETL_OK);
+    CHECK(etl_registry_add_path(s, list) != ETL_OK);
     /* a.xml: an error naming the file and the line; b.man and c.XML loaded, in name order */
     CHECK(strstr(reports->str, "a.xml:4") != NULL);
     CHECK(strstr(reports->str, "missing.man: no such file or folder") != NULL);
     CHECK(strstr(reports->str, "b.man and ") && strstr(reports->str, "c.XML") && strstr(reports->str, "using "));
-    CHECK_EQ_U(etl_schemas_get_stats(s)->files_loaded, 2);
-    CHECK_EQ_U(etl_schemas_get_stats(s)->files_failed, 2);
+    CHECK_EQ_U(etl_registry_get_stats(s)->files_loaded, 2);
+    CHECK_EQ_U(etl_registry_get_stats(s)->files_failed, 2);
     etl_guid g = prov();
     const etl_schema *sc;
     etl_error err;
-    CHECK_EQ_U(etl_schemas_lookup_key(s, &g, 1, 1, 4, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 1, 4, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "FromB");
-    etl_schemas_free(s);
+    etl_registry_free(s);
     etl_schema_cache_free(c);
     /* the environment variable is read as it is */
-    g_setenv(ETL_SCHEMAS_ENV, list, TRUE);
-    CHECK_STR(etl_schemas_env_path(), list);
-    g_setenv(ETL_SCHEMAS_ENV, "", TRUE);
-    CHECK(etl_schemas_env_path() == NULL);
+    g_setenv(ETL_REGISTRY_ENV, list, TRUE);
+    CHECK_STR(etl_registry_env_path(), list);
+    g_setenv(ETL_REGISTRY_ENV, "", TRUE);
+    CHECK(etl_registry_env_path() == NULL);
     const char *names[] = {"a.xml", "b.man", "c.XML", "notes.txt"};
     for (size_t i = 0; i < 4; i++) {
         char *path = g_build_filename(dir, names[i], NULL);
@@ -186,60 +186,60 @@ static void test_net452(const char *captures, const char *manifests)
     /* GCStart (id 1) of the CLR */
     CHECK(find_record(path, "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", 1, &rec, &bytes));
     etl_schema_cache *c = etl_schema_cache_new(NULL);
-    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    etl_registry *s = etl_registry_new(c, on_report, NULL);
     etl_error err;
     const etl_schema *sc;
-    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_ERR_NOT_FOUND);
-    CHECK(etl_schemas_prescan_file(s, path, &err) == ETL_OK);
-    CHECK_EQ_U(etl_schemas_get_stats(s)->carried_events, 44 + 17);
-    CHECK_EQ_U(etl_schemas_get_stats(s)->stream_manifests, 3);
+    CHECK_EQ_U(etl_registry_lookup(s, &rec, &sc, &err), ETL_ERR_NOT_FOUND);
+    CHECK(etl_registry_prescan_file(s, path, &err) == ETL_OK);
+    CHECK_EQ_U(etl_registry_get_stats(s)->carried_events, 44 + 17);
+    CHECK_EQ_U(etl_registry_get_stats(s)->stream_manifests, 3);
     /* carried: the manifest's internal names */
-    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup(s, &rec, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "GarbageCollection/Start");
     CHECK_STR(etl_schema_str(sc, sc->origin), "schemas carried in the trace");
     /* the manifest file on the path wins: TDH's display names */
     char *man = g_build_filename(manifests, "dotnet_ClrEtwAll.man", NULL);
-    CHECK(etl_schemas_add_file(s, man, &err) == ETL_OK);
-    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_OK);
+    CHECK(etl_registry_add_file(s, man, &err) == ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup(s, &rec, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "GC/Start");
     CHECK_STR(etl_schema_str(sc, sc->origin), man);
     /* a classic record with the same GUID and numbers takes the classic path, never the
      * manifest's keys: the class is not described, so it is an unknown classic event */
     etl_record classic = rec;
     classic.header_type = ETL_HT_FULL_HEADER64;
-    CHECK_EQ_U(etl_schemas_lookup(s, &classic, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup(s, &classic, &sc, &err), ETL_OK);
     CHECK(sc->unknown && sc->source == ETL_SCHEMA_CLASSIC);
     CHECK(strstr(etl_schema_event_name(sc), "Opcode(") != NULL);
     /* a WPP record never gets a schema here */
     etl_record wpp = rec;
     wpp.header_type = ETL_HT_MESSAGE;
-    CHECK_EQ_U(etl_schemas_lookup(s, &wpp, &sc, &err), ETL_ERR_ARG);
+    CHECK_EQ_U(etl_registry_lookup(s, &wpp, &sc, &err), ETL_ERR_ARG);
     g_free(man);
-    etl_schemas_free(s);
+    etl_registry_free(s);
     etl_schema_cache_free(c);
 
     /* streaming, as a reader that does not pre-scan: records are observed in file order; the GC
      * event misses while no schema record has come by, and once they have, it is found although
      * it missed before (the new sources emptied the negative cache) */
     c = etl_schema_cache_new(NULL);
-    s = etl_schemas_new(c, on_report, NULL);
+    s = etl_registry_new(c, on_report, NULL);
     etl_reader *r;
     CHECK(etl_reader_open_file(path, NULL, &r, &err) == ETL_OK);
     etl_record x;
     unsigned missed_before = 0, observed = 0;
     while (etl_reader_next(r, &x, &err) == ETL_OK) {
-        if (etl_schemas_observe(s, &x, NULL) == ETL_OK)
+        if (etl_registry_observe(s, &x, NULL) == ETL_OK)
             observed++;
-        else if (observed == 0 && etl_schemas_lookup(s, &rec, &sc, &err) == ETL_ERR_NOT_FOUND)
+        else if (observed == 0 && etl_registry_lookup(s, &rec, &sc, &err) == ETL_ERR_NOT_FOUND)
             missed_before++;
     }
     etl_reader_close(r);
     CHECK(missed_before > 0);
     CHECK(observed >= 44 + 17);
-    CHECK_EQ_U(etl_schemas_lookup(s, &rec, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup(s, &rec, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "GarbageCollection/Start");
     g_free(bytes);
-    etl_schemas_free(s);
+    etl_registry_free(s);
     etl_schema_cache_free(c);
     g_free(path);
 }
@@ -266,24 +266,24 @@ static void test_eventsource(const char *captures)
     CHECK(find_record(path, g, 1, &ev, &b1));
     CHECK(find_record(path, g, 0xFFFE, &chunk, &b2));
     etl_schema_cache *c = etl_schema_cache_new(NULL);
-    etl_schemas *s = etl_schemas_new(c, on_report, NULL);
+    etl_registry *s = etl_registry_new(c, on_report, NULL);
     const etl_schema *sc;
     /* streaming: the event misses, the manifest arrives, the event is found (the miss is
      * forgotten) */
-    CHECK_EQ_U(etl_schemas_lookup(s, &ev, &sc, &err), ETL_ERR_NOT_FOUND);
-    CHECK_EQ_U(etl_schemas_observe(s, &chunk, &err), ETL_OK);
-    CHECK_EQ_U(etl_schemas_get_stats(s)->stream_manifests, 1);
-    CHECK_EQ_U(etl_schemas_lookup(s, &ev, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_ERR_NOT_FOUND);
+    CHECK_EQ_U(etl_registry_observe(s, &chunk, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_get_stats(s)->stream_manifests, 1);
+    CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_OK);
     CHECK(strncmp(etl_schema_str(sc, sc->origin), "EventSource manifest of", 23) == 0);
     CHECK(sc->field_count > 0);
-    CHECK_EQ_U(etl_schemas_lookup(s, &chunk, &sc, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup(s, &chunk, &sc, &err), ETL_OK);
     CHECK_STR(etl_schema_event_name(sc), "ManifestData");
     CHECK(sc->provider_name != 0);
     /* a record that carries no schema */
-    CHECK_EQ_U(etl_schemas_observe(s, &ev, &err), ETL_ERR_NOT_FOUND);
+    CHECK_EQ_U(etl_registry_observe(s, &ev, &err), ETL_ERR_NOT_FOUND);
     g_free(b1);
     g_free(b2);
-    etl_schemas_free(s);
+    etl_registry_free(s);
     etl_schema_cache_free(c);
     g_free(path);
 }

@@ -1,7 +1,7 @@
-/* test_process_context.c - process/thread context (process_context.h) and stack-walk links
+/* test_procs.c - process/thread context (procs.h) and stack-walk links
  * (stack_links.h).
  *
- *   test_process_context CAPTURES_DIR GOLDENS_DIR
+ *   test_procs CAPTURES_DIR GOLDENS_DIR
  *
  * 1. net452 against TraceEvent's golden: every kernel and KernelTraceControl EVENT line of
  *    net.4.5.2.x64.baseline.txt is found in perfview_net452_x64_merged_compressed.etl (same
@@ -30,30 +30,30 @@
 #include "classic.h"
 #include "etl.h"
 #include "etlwriter.h"
-#include "process_context.h"
+#include "procs.h"
 #include "schema_cache.h"
-#include "schemas.h"
+#include "registry.h"
 #include "stack_links.h"
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 
 typedef struct ctx {
     etl_schema_cache *cache;
-    etl_schemas *schemas;
+    etl_registry *schemas;
     etl_procs *procs;
 } ctx;
 
 static void ctx_init(ctx *c)
 {
     c->cache = etl_schema_cache_new(NULL);
-    c->schemas = etl_schemas_new(c->cache, NULL, NULL);
+    c->schemas = etl_registry_new(c->cache, NULL, NULL);
     c->procs = etl_procs_new(c->schemas);
 }
 
 static void ctx_free(ctx *c)
 {
     etl_procs_free(c->procs);
-    etl_schemas_free(c->schemas);
+    etl_registry_free(c->schemas);
     etl_schema_cache_free(c->cache);
 }
 
@@ -61,7 +61,7 @@ static void ctx_free(ctx *c)
 static bool classic_name(ctx *c, const etl_record *r, char *out, size_t cap)
 {
     const etl_schema *s;
-    if (!etl_record_is_classic(r) || etl_schemas_lookup(c->schemas, r, &s, NULL) != ETL_OK)
+    if (!etl_record_is_classic(r) || etl_registry_lookup(c->schemas, r, &s, NULL) != ETL_OK)
         return false;
     g_snprintf(out, cap, "%s/%s", s->provider_name ? etl_schema_str(s, s->provider_name) : "",
                etl_schema_event_name(s));
@@ -704,7 +704,7 @@ static void test_links(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: test_process_context CAPTURES_DIR GOLDENS_DIR\n");
+        fprintf(stderr, "usage: test_procs CAPTURES_DIR GOLDENS_DIR\n");
         return 2;
     }
     test_links();

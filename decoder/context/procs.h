@@ -1,4 +1,4 @@
-/* process_context.h - which process and thread each record belongs to, and which event a
+/* procs.h - which process and thread each record belongs to, and which event a
  * kernel stack walk belongs to.
  *
  * Windows consumers show a process name beside every event (TraceEvent's PName, WPA's
@@ -61,7 +61,7 @@
 #include <stdint.h>
 
 #include "etl.h"
-#include "schemas.h"
+#include "registry.h"
 #include "stack_links.h"
 
 #ifdef __cplusplus
@@ -98,7 +98,7 @@ typedef struct etl_procs_stats {
 
 /* Uses `schemas` (not owned; it must outlive p) to decode the kernel events by their classic
  * schemas.  NULL when out of memory. */
-etl_procs *etl_procs_new(etl_schemas *schemas);
+etl_procs *etl_procs_new(etl_registry *schemas);
 void etl_procs_free(etl_procs *p);
 
 /* Take a record if it is a Process or Thread event (anything else is passed over cheaply). */

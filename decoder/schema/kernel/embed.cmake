@@ -11,7 +11,7 @@ math(EXPR len "${hexlen} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")
 string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){24})" "\\1\n" body "${body}")
 file(WRITE "${OUTPUT}.tmp"
-"/* Generated from decoder/kernel/kernel-classes.man by decoder/kernel/embed.cmake: do not edit. */
+"/* Generated from decoder/schema/kernel/kernel-classes.man by decoder/schema/kernel/embed.cmake: do not edit. */
 #include <stddef.h>
 const unsigned char etl_kernel_classes_man[] = {
 ${body}0x00};

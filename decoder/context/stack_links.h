@@ -2,7 +2,7 @@
  * StackWalk events to the event whose stack they carry.
  *
  * The kernel logs a stack walk right after its event, on the same processor, naming the event
- * by its timestamp and thread (process_context.h: etl_stackwalk_target_key).  A reader that
+ * by its timestamp and thread (procs.h: etl_stackwalk_target_key).  A reader that
  * goes through the trace in order remembers every other event under its key
  * (etl_stack_event_key or etl_procs_event_key) with an id of its choosing (a record position,
  * a frame number), and asks for a stack's target key.  Only the last `capacity` events are

@@ -1,11 +1,11 @@
-/* schemas.c - the schema registry (schemas.h): manifest files, EventSource manifests and schemas
+/* registry.c - the schema registry (registry.h): manifest files, EventSource manifests and schemas
  * carried in the trace, in that precedence, compiled on first use into the shared cache.
  *
  * Each source is a parsed manifest model.  Per source kind (layer), an index maps a provider
  * GUID to the providers that describe it, in precedence order, and each provider gets a small
  * table from (id, version) to its event, so resolving a key is a few hash probes.  Resolving
  * happens once per key and bitness; after that the cache's index answers. */
-#include "schemas.h"
+#include "registry.h"
 
 #include <glib.h>
 #include <stdarg.h>
@@ -26,7 +26,7 @@
 
 typedef struct source {
     etl_manifest *m;
-    etl_schemas_source kind;
+    etl_registry_source kind;
     char *origin;
     uint32_t order; /* position in precedence within its layer */
 } source;
@@ -52,10 +52,10 @@ typedef struct kernel_memo {
     const etl_schema *schema;
 } kernel_memo;
 
-struct etl_schemas {
+struct etl_registry {
     etl_schema_cache *cache;
     etl_schema_builder builder;
-    etl_schemas_report_fn report;
+    etl_registry_report_fn report;
     void *report_ctx;
     GPtrArray *sources[LAYERS];  /* source*, precedence order */
     GHashTable *index[LAYERS];   /* etl_guid* -> GPtrArray of prov_ref* (precedence order) */
@@ -71,11 +71,11 @@ struct etl_schemas {
     bool classic_tried;
     kernel_memo kmemo[KERNEL_MEMO_SIZE];
     uint32_t record_reports;
-    etl_schemas_stats stats;
+    etl_registry_stats stats;
 };
 
-static void report(etl_schemas *s, etl_schemas_severity sev, const char *fmt, ...) ETL_PRINTF(3, 4);
-static void report(etl_schemas *s, etl_schemas_severity sev, const char *fmt, ...)
+static void report(etl_registry *s, etl_registry_severity sev, const char *fmt, ...) ETL_PRINTF(3, 4);
+static void report(etl_registry *s, etl_registry_severity sev, const char *fmt, ...)
 {
     if (!s->report)
         return;
@@ -126,11 +126,11 @@ static GHashTable *new_index(void)
     return g_hash_table_new_full(guid_hash, guid_eq, NULL, (GDestroyNotify)g_ptr_array_unref);
 }
 
-etl_schemas *etl_schemas_new(etl_schema_cache *cache, etl_schemas_report_fn fn, void *ctx)
+etl_registry *etl_registry_new(etl_schema_cache *cache, etl_registry_report_fn fn, void *ctx)
 {
     if (!cache)
         return NULL;
-    etl_schemas *s = g_new0(etl_schemas, 1);
+    etl_registry *s = g_new0(etl_registry, 1);
     s->cache = cache;
     etl_schema_builder_init(&s->builder, NULL);
     s->report = fn;
@@ -145,7 +145,7 @@ etl_schemas *etl_schemas_new(etl_schema_cache *cache, etl_schemas_report_fn fn, 
     return s;
 }
 
-void etl_schemas_free(etl_schemas *s)
+void etl_registry_free(etl_registry *s)
 {
     if (!s)
         return;
@@ -164,14 +164,14 @@ void etl_schemas_free(etl_schemas *s)
     g_free(s);
 }
 
-const etl_schemas_stats *etl_schemas_get_stats(const etl_schemas *s)
+const etl_registry_stats *etl_registry_get_stats(const etl_registry *s)
 {
     return &s->stats;
 }
 
-const char *etl_schemas_env_path(void)
+const char *etl_registry_env_path(void)
 {
-    const char *p = g_getenv(ETL_SCHEMAS_ENV);
+    const char *p = g_getenv(ETL_REGISTRY_ENV);
     return p && *p ? p : NULL;
 }
 
@@ -224,7 +224,7 @@ static bool event_same(const etl_mf_provider *pa, const etl_mf_event *a, const e
 /* The newly indexed provider `r` against those of the same GUID already in the file layer:
  * each of its events is compared with the definition that wins for the key (the first earlier
  * file that has it), and one warning per pair of files says how many differ. */
-static void check_disagreements(etl_schemas *s, GPtrArray *earlier, const prov_ref *r)
+static void check_disagreements(etl_registry *s, GPtrArray *earlier, const prov_ref *r)
 {
     char g[ETL_GUID_STR_SIZE];
     etl_format_guid(&r->p->guid, g);
@@ -256,7 +256,7 @@ static void check_disagreements(etl_schemas *s, GPtrArray *earlier, const prov_r
             continue;
         }
         g_hash_table_add(s->warned, key);
-        report(s, ETL_SCHEMAS_WARNING,
+        report(s, ETL_REGISTRY_WARNING,
                "manifests %s and %s define %u event(s) of provider %s {%s} differently (first: id %u version %u); "
                "using %s, which comes first in the search path",
                e->src->origin, r->src->origin, differ[k], r->p->name ? r->p->name : "(unnamed)", g,
@@ -283,7 +283,7 @@ static prov_ref *new_prov_ref(const etl_mf_provider *p, const source *src)
 }
 
 /* Index a parsed manifest as a source of `kind` (takes ownership of m). */
-static void add_source(etl_schemas *s, etl_manifest *m, etl_schemas_source kind, const char *origin)
+static void add_source(etl_registry *s, etl_manifest *m, etl_registry_source kind, const char *origin)
 {
     source *src = g_new0(source, 1);
     src->m = m;
@@ -298,7 +298,7 @@ static void add_source(etl_schemas *s, etl_manifest *m, etl_schemas_source kind,
         if (!list) {
             list = g_ptr_array_new_with_free_func(prov_ref_free);
             g_hash_table_insert(s->index[kind], (gpointer)&p->guid, list);
-        } else if (kind == ETL_SCHEMAS_FILE) {
+        } else if (kind == ETL_REGISTRY_FILE) {
             check_disagreements(s, list, r);
         }
         g_ptr_array_add(list, r);
@@ -307,7 +307,7 @@ static void add_source(etl_schemas *s, etl_manifest *m, etl_schemas_source kind,
     }
 }
 
-etl_status etl_schemas_add_manifest_text(etl_schemas *s, const char *xml, size_t len, const char *origin,
+etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size_t len, const char *origin,
                                          etl_error *err)
 {
     etl_manifest *m;
@@ -317,11 +317,11 @@ etl_status etl_schemas_add_manifest_text(etl_schemas *s, const char *xml, size_t
         return st;
     }
     s->stats.files_loaded++;
-    add_source(s, m, ETL_SCHEMAS_FILE, origin);
+    add_source(s, m, ETL_REGISTRY_FILE, origin);
     return ETL_OK;
 }
 
-etl_status etl_schemas_add_file(etl_schemas *s, const char *path, etl_error *err)
+etl_status etl_registry_add_file(etl_registry *s, const char *path, etl_error *err)
 {
     etl_manifest *m;
     etl_status st = etl_manifest_load_file(path, &m, err);
@@ -330,7 +330,7 @@ etl_status etl_schemas_add_file(etl_schemas *s, const char *path, etl_error *err
         return st;
     }
     s->stats.files_loaded++;
-    add_source(s, m, ETL_SCHEMAS_FILE, path);
+    add_source(s, m, ETL_REGISTRY_FILE, path);
     return ETL_OK;
 }
 
@@ -346,14 +346,14 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* One path entry: a folder's manifests in name order, or one file. */
-static etl_status add_entry(etl_schemas *s, const char *entry)
+static etl_status add_entry(etl_registry *s, const char *entry)
 {
     etl_error err;
     if (g_file_test(entry, G_FILE_TEST_IS_DIR)) {
         GError *ge = NULL;
         GDir *d = g_dir_open(entry, 0, &ge);
         if (!d) {
-            report(s, ETL_SCHEMAS_ERROR, "manifest folder %s: %s", entry, ge->message);
+            report(s, ETL_REGISTRY_ERROR, "manifest folder %s: %s", entry, ge->message);
             g_error_free(ge);
             s->stats.files_failed++;
             return ETL_ERR_IO;
@@ -363,9 +363,9 @@ static etl_status add_entry(etl_schemas *s, const char *entry)
         while ((n = g_dir_read_name(d))) {
             if (!manifest_name(n))
                 continue;
-            if (names->len >= ETL_SCHEMAS_MAX_FOLDER_FILES) {
-                report(s, ETL_SCHEMAS_ERROR, "manifest folder %s: more than %u manifests; the rest are not read",
-                       entry, ETL_SCHEMAS_MAX_FOLDER_FILES);
+            if (names->len >= ETL_REGISTRY_MAX_FOLDER_FILES) {
+                report(s, ETL_REGISTRY_ERROR, "manifest folder %s: more than %u manifests; the rest are not read",
+                       entry, ETL_REGISTRY_MAX_FOLDER_FILES);
                 break;
             }
             g_ptr_array_add(names, g_strdup(n));
@@ -376,9 +376,9 @@ static etl_status add_entry(etl_schemas *s, const char *entry)
         for (guint i = 0; i < names->len; i++) {
             char *path = g_build_filename(entry, (char *)names->pdata[i], NULL);
             if (g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-                etl_status st = etl_schemas_add_file(s, path, &err);
+                etl_status st = etl_registry_add_file(s, path, &err);
                 if (st != ETL_OK) {
-                    report(s, ETL_SCHEMAS_ERROR, "%s", err.message);
+                    report(s, ETL_REGISTRY_ERROR, "%s", err.message);
                     if (first == ETL_OK)
                         first = st;
                 }
@@ -389,17 +389,17 @@ static etl_status add_entry(etl_schemas *s, const char *entry)
         return first;
     }
     if (!g_file_test(entry, G_FILE_TEST_EXISTS)) {
-        report(s, ETL_SCHEMAS_ERROR, "manifest path entry %s: no such file or folder", entry);
+        report(s, ETL_REGISTRY_ERROR, "manifest path entry %s: no such file or folder", entry);
         s->stats.files_failed++;
         return ETL_ERR_IO;
     }
-    etl_status st = etl_schemas_add_file(s, entry, &err);
+    etl_status st = etl_registry_add_file(s, entry, &err);
     if (st != ETL_OK)
-        report(s, ETL_SCHEMAS_ERROR, "%s", err.message);
+        report(s, ETL_REGISTRY_ERROR, "%s", err.message);
     return st;
 }
 
-etl_status etl_schemas_add_path(etl_schemas *s, const char *list)
+etl_status etl_registry_add_path(etl_registry *s, const char *list)
 {
     if (!s || !list)
         return ETL_ERR_ARG;
@@ -410,9 +410,9 @@ etl_status etl_schemas_add_path(etl_schemas *s, const char *list)
     for (char **e = entries; *e; e++) {
         if (!**e)
             continue; /* "a::b" and a trailing ':' add nothing */
-        if (++n > ETL_SCHEMAS_MAX_PATH_ENTRIES) {
-            report(s, ETL_SCHEMAS_ERROR, "manifest path has more than %u entries; the rest are not read",
-                   ETL_SCHEMAS_MAX_PATH_ENTRIES);
+        if (++n > ETL_REGISTRY_MAX_PATH_ENTRIES) {
+            report(s, ETL_REGISTRY_ERROR, "manifest path has more than %u entries; the rest are not read",
+                   ETL_REGISTRY_MAX_PATH_ENTRIES);
             if (first == ETL_OK)
                 first = ETL_ERR_LIMIT;
             break;
@@ -428,7 +428,7 @@ etl_status etl_schemas_add_path(etl_schemas *s, const char *list)
 /* ---- schemas in the trace ------------------------------------------------------------------ */
 
 /* Replace the carried layer with a model built from every MetaData record taken so far. */
-static void rebuild_carried(etl_schemas *s)
+static void rebuild_carried(etl_registry *s)
 {
     s->carried_dirty = false;
     etl_manifest *m;
@@ -436,31 +436,31 @@ static void rebuild_carried(etl_schemas *s)
     etl_status st = etl_carried_build(s->carried, &m, &err);
     if (st != ETL_OK) {
         if (st != ETL_ERR_NOT_FOUND)
-            report(s, ETL_SCHEMAS_WARNING, "schemas carried in the trace: %s", err.message);
+            report(s, ETL_REGISTRY_WARNING, "schemas carried in the trace: %s", err.message);
         return;
     }
     /* the old model goes: its providers' keys are resolved again (from the new one, which
      * add_source forgets too); keys of other providers keep their compiled schemas */
-    GPtrArray *old = s->sources[ETL_SCHEMAS_CARRIED];
+    GPtrArray *old = s->sources[ETL_REGISTRY_CARRIED];
     for (guint i = 0; i < old->len; i++) {
         const source *src = g_ptr_array_index(old, i);
         for (uint32_t k = 0; k < etl_manifest_provider_count(src->m); k++)
             etl_schema_cache_mf_forget(s->cache, &etl_manifest_provider(src->m, k)->guid);
     }
-    g_hash_table_remove_all(s->index[ETL_SCHEMAS_CARRIED]);
+    g_hash_table_remove_all(s->index[ETL_REGISTRY_CARRIED]);
     g_ptr_array_set_size(old, 0);
-    add_source(s, m, ETL_SCHEMAS_CARRIED, "schemas carried in the trace");
+    add_source(s, m, ETL_REGISTRY_CARRIED, "schemas carried in the trace");
 }
 
-static void record_problem(etl_schemas *s, const char *what, const etl_error *err)
+static void record_problem(etl_registry *s, const char *what, const etl_error *err)
 {
     if (s->record_reports++ < SCHEMAS_MAX_RECORD_REPORTS)
-        report(s, ETL_SCHEMAS_WARNING, "%s refused: %s", what, err->message);
+        report(s, ETL_REGISTRY_WARNING, "%s refused: %s", what, err->message);
     else if (s->record_reports == SCHEMAS_MAX_RECORD_REPORTS + 1)
-        report(s, ETL_SCHEMAS_WARNING, "more schema records refused; not reported one by one");
+        report(s, ETL_REGISTRY_WARNING, "more schema records refused; not reported one by one");
 }
 
-etl_status etl_schemas_observe(etl_schemas *s, const etl_record *rec, etl_error *err)
+etl_status etl_registry_observe(etl_registry *s, const etl_record *rec, etl_error *err)
 {
     etl_error e;
     if (!err)
@@ -489,7 +489,7 @@ etl_status etl_schemas_observe(etl_schemas *s, const etl_record *rec, etl_error 
             char g[ETL_GUID_STR_SIZE];
             etl_format_guid(&rec->provider, g);
             char *origin = g_strdup_printf("EventSource manifest of {%s} in the trace", g);
-            add_source(s, m, ETL_SCHEMAS_STREAM, origin);
+            add_source(s, m, ETL_REGISTRY_STREAM, origin);
             g_free(origin);
             s->stats.stream_manifests++;
         }
@@ -498,7 +498,7 @@ etl_status etl_schemas_observe(etl_schemas *s, const etl_record *rec, etl_error 
     return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "the record carries no schema");
 }
 
-etl_status etl_schemas_prescan(etl_schemas *s, etl_reader *r, etl_error *err)
+etl_status etl_registry_prescan(etl_registry *s, etl_reader *r, etl_error *err)
 {
     etl_record rec;
     etl_status st;
@@ -506,7 +506,7 @@ etl_status etl_schemas_prescan(etl_schemas *s, etl_reader *r, etl_error *err)
         /* only EVENT_HEADER (chunks) and classic full headers (MetaData) can carry schemas */
         if (rec.header_type == ETL_HT_EVENT_HEADER32 || rec.header_type == ETL_HT_EVENT_HEADER64 ||
             rec.header_type == ETL_HT_FULL_HEADER32 || rec.header_type == ETL_HT_FULL_HEADER64)
-            etl_schemas_observe(s, &rec, NULL);
+            etl_registry_observe(s, &rec, NULL);
     }
     etl_error p;
     while (etl_reader_next_problem(r, &p))
@@ -514,7 +514,7 @@ etl_status etl_schemas_prescan(etl_schemas *s, etl_reader *r, etl_error *err)
     return st == ETL_END ? ETL_OK : st;
 }
 
-etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error *err)
+etl_status etl_registry_prescan_file(etl_registry *s, const char *path, etl_error *err)
 {
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
@@ -522,14 +522,14 @@ etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error 
     etl_status st = etl_reader_open_file(path, &opt, &r, err);
     if (st != ETL_OK)
         return st;
-    st = etl_schemas_prescan(s, r, err);
+    st = etl_registry_prescan(s, r, err);
     etl_reader_close(r);
     return st;
 }
 
 /* ---- lookup -------------------------------------------------------------------------------- */
 
-const char *etl_schemas_provider_name(etl_schemas *s, const etl_guid *g)
+const char *etl_registry_provider_name(etl_registry *s, const etl_guid *g)
 {
     if (!s || !g)
         return NULL;
@@ -546,7 +546,7 @@ const char *etl_schemas_provider_name(etl_schemas *s, const etl_guid *g)
     return NULL;
 }
 
-bool etl_schemas_knows_provider(etl_schemas *s, const etl_guid *g)
+bool etl_registry_knows_provider(etl_registry *s, const etl_guid *g)
 {
     if (s->carried_dirty)
         rebuild_carried(s);
@@ -557,7 +557,7 @@ bool etl_schemas_knows_provider(etl_schemas *s, const etl_guid *g)
 }
 
 /* The definition of (id, version), exactly, through the layers in precedence order. */
-static const etl_mf_event *resolve_exact(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version,
+static const etl_mf_event *resolve_exact(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
                                          const prov_ref **from)
 {
     for (int l = 0; l < LAYERS; l++) {
@@ -576,7 +576,7 @@ static const etl_mf_event *resolve_exact(etl_schemas *s, const etl_guid *g, uint
 
 /* The highest version below `version` of event `id`, from the first layer (and provider in it)
  * that has one. */
-static const etl_mf_event *resolve_older(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version,
+static const etl_mf_event *resolve_older(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
                                          const prov_ref **from)
 {
     for (int l = 0; l < LAYERS; l++) {
@@ -595,19 +595,19 @@ static const etl_mf_event *resolve_older(etl_schemas *s, const etl_guid *g, uint
     return NULL;
 }
 
-static etl_status not_found(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version, uint8_t ptr,
+static etl_status not_found(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version, uint8_t ptr,
                             etl_error *err)
 {
     char gs[ETL_GUID_STR_SIZE];
     etl_format_guid(g, gs);
-    const char *name = etl_schemas_provider_name(s, g);
+    const char *name = etl_registry_provider_name(s, g);
     etl_schema_cache_mf_absent(s->cache, g, id, version, ptr);
     s->stats.not_found++;
     return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "no schema for %.60s%s{%s} event id %u version %u: add its manifest to the manifest path",
                     name ? name : "", name ? " " : "", gs, (unsigned)id, (unsigned)version);
 }
 
-etl_status etl_schemas_lookup_key(etl_schemas *s, const etl_guid *g, uint16_t id, uint8_t version,
+etl_status etl_registry_lookup_key(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
                                   uint8_t pointer_size, const etl_schema **out, etl_error *err)
 {
     if (!s || !g || !out)
@@ -642,7 +642,7 @@ etl_status etl_schemas_lookup_key(etl_schemas *s, const etl_guid *g, uint16_t id
 /* ---- classic events ------------------------------------------------------------------------ */
 
 /* Read the built-in kernel class document into the classic index (once). */
-static GHashTable *classic_index(etl_schemas *s)
+static GHashTable *classic_index(etl_registry *s)
 {
     if (s->classic_tried)
         return s->classic_index;
@@ -652,12 +652,12 @@ static GHashTable *classic_index(etl_schemas *s)
     if (etl_manifest_parse((const char *)etl_kernel_classes_man, etl_kernel_classes_man_len, ETL_KERNEL_CLASSES_ORIGIN,
                            &m, &err) != ETL_OK) {
         /* a build defect, not an input problem: say so, and classic events show unknown */
-        report(s, ETL_SCHEMAS_ERROR, "the built-in kernel class document does not parse: %s", err.message);
+        report(s, ETL_REGISTRY_ERROR, "the built-in kernel class document does not parse: %s", err.message);
         return NULL;
     }
     source *src = g_new0(source, 1);
     src->m = m;
-    src->kind = ETL_SCHEMAS_FILE;
+    src->kind = ETL_REGISTRY_FILE;
     src->origin = g_strdup(ETL_KERNEL_CLASSES_ORIGIN);
     s->classic_src = src;
     s->classic_index = new_index();
@@ -697,7 +697,7 @@ static const etl_mf_event *classic_resolve(GPtrArray *list, uint8_t type, uint8_
 /* The schema of a classic event no source describes: named from what is known of its key
  * ("Process/Opcode(99)", "Group(0x55)/Opcode(3)", "Process/Start" when only the version is
  * new), its payload handed out raw by one UNSUPPORTED step that says why. */
-static etl_status compile_unknown(etl_schemas *s, GPtrArray *list, const etl_classic_key *k, uint8_t ptr,
+static etl_status compile_unknown(etl_registry *s, GPtrArray *list, const etl_classic_key *k, uint8_t ptr,
                                   etl_error *err)
 {
     etl_schema_builder *b = &s->builder;
@@ -747,14 +747,14 @@ static etl_status compile_unknown(etl_schemas *s, GPtrArray *list, const etl_cla
 }
 
 /* The registry's statistics for a classic lookup answered with `hit` (from the cache or memo). */
-static void count_classic(etl_schemas *s, const etl_schema *hit, uint8_t version)
+static void count_classic(etl_registry *s, const etl_schema *hit, uint8_t version)
 {
     s->stats.lookups++;
     s->stats.not_found += hit->unknown;
     s->stats.older_version += !hit->unknown && hit->schema_version != version;
 }
 
-static etl_status classic_lookup(etl_schemas *s, const etl_classic_key *k, uint8_t pointer_size,
+static etl_status classic_lookup(etl_registry *s, const etl_classic_key *k, uint8_t pointer_size,
                                  const etl_schema **out, etl_error *err)
 {
     uint8_t ptr = pointer_size == 4 ? 4 : 8;
@@ -786,7 +786,7 @@ static etl_status classic_lookup(etl_schemas *s, const etl_classic_key *k, uint8
     return etl_schema_cache_classic_add(s->cache, &s->builder, &k->cls, k->type, k->version, ptr, out, err);
 }
 
-etl_status etl_schemas_lookup_classic(etl_schemas *s, const etl_guid *cls, uint8_t type, uint8_t version,
+etl_status etl_registry_lookup_classic(etl_registry *s, const etl_guid *cls, uint8_t type, uint8_t version,
                                       uint8_t pointer_size, const etl_schema **out, etl_error *err)
 {
     if (!s || !cls || !out)
@@ -799,7 +799,7 @@ etl_status etl_schemas_lookup_classic(etl_schemas *s, const etl_guid *cls, uint8
     return classic_lookup(s, &k, pointer_size, out, err);
 }
 
-void etl_schemas_foreach_classic_event(etl_schemas *s, etl_schemas_classic_fn fn, void *ctx)
+void etl_registry_foreach_classic_event(etl_registry *s, etl_registry_classic_fn fn, void *ctx)
 {
     if (!s || !fn || !classic_index(s))
         return;
@@ -811,7 +811,7 @@ void etl_schemas_foreach_classic_event(etl_schemas *s, etl_schemas_classic_fn fn
     }
 }
 
-etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_schema **out, etl_error *err)
+etl_status etl_registry_lookup(etl_registry *s, const etl_record *rec, const etl_schema **out, etl_error *err)
 {
     if (!s || !rec || !out)
         return etl_fail(err, ETL_ERR_ARG, 0, "no registry, record or result");
@@ -865,19 +865,19 @@ etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_s
             *out = hit;
             return ETL_OK;
         }
-        etl_status st = etl_mf_compile_manifest_data(&s->builder, etl_schemas_provider_name(s, &rec->provider), ptr, err);
+        etl_status st = etl_mf_compile_manifest_data(&s->builder, etl_registry_provider_name(s, &rec->provider), ptr, err);
         if (st != ETL_OK)
             return st;
         return etl_schema_cache_mf_add(s->cache, &s->builder, &rec->provider, rec->event_id, rec->version, ptr, out, err);
     }
-    return etl_schemas_lookup_key(s, &rec->provider, rec->event_id, rec->version, rec->pointer_size, out, err);
+    return etl_registry_lookup_key(s, &rec->provider, rec->event_id, rec->version, rec->pointer_size, out, err);
 }
 
-void etl_schemas_foreach_file_event(const etl_schemas *s, etl_schemas_event_fn fn, void *ctx)
+void etl_registry_foreach_file_event(const etl_registry *s, etl_registry_event_fn fn, void *ctx)
 {
     if (!s || !fn)
         return;
-    const GPtrArray *files = s->sources[ETL_SCHEMAS_FILE];
+    const GPtrArray *files = s->sources[ETL_REGISTRY_FILE];
     for (guint i = 0; files && i < files->len; i++) {
         const source *src = g_ptr_array_index(files, i);
         for (uint32_t pi = 0; pi < etl_manifest_provider_count(src->m); pi++) {

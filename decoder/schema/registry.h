@@ -1,11 +1,11 @@
-/* schemas.h - the schema registry: where manifest-based events find their schema off Windows.
+/* registry.h - the schema registry: where manifest-based events find their schema off Windows.
  *
  * On Windows TDH finds an event's layout in the registry.  Here three sources stand in for it,
  * all read into the manifest model (manifest.h) and compiled on first use into the programs of
  * schema.h, cached in the one arena of schema_cache.h under (provider GUID, event id, version)
  * per record bitness:
  *
- *   1. manifest files from a search path (etl_schemas_add_path): `.man`/`.xml` instrumentation
+ *   1. manifest files from a search path (etl_registry_add_path): `.man`/`.xml` instrumentation
  *      manifests, given as files or folders;
  *   2. EventSource manifests sent in the event stream (eventsource.h), as they complete;
  *   3. schemas carried in the trace: KernelTraceControl MetaData TRACE_EVENT_INFO/EVENT_MAP_INFO
@@ -32,18 +32,18 @@
  * manifest is taken once).
  *
  * Records with a classic header are keyed the classic way, apart from all of the above (see
- * etl_schemas_lookup_classic); WPP records get no schema here; TraceLogging events describe
+ * etl_registry_lookup_classic); WPP records get no schema here; TraceLogging events describe
  * themselves (fields.h) and are not looked up here.
  *
- * Schemas in the trace can come after the events that need them: etl_schemas_prescan reads a
+ * Schemas in the trace can come after the events that need them: etl_registry_prescan reads a
  * trace once (cheaply: records are framed, nothing is decoded) collecting MetaData records and
  * EventSource manifest chunks, so that every event then decodes whatever its position.  A
- * reader that streams instead feeds records to etl_schemas_observe as they come; keys that
+ * reader that streams instead feeds records to etl_registry_observe as they come; keys that
  * missed before a new source arrived are looked up again (the negative cache is emptied).
  *
  * Not thread-safe, like the cache it fills. */
-#ifndef ETL_SCHEMAS_H
-#define ETL_SCHEMAS_H
+#ifndef ETL_REGISTRY_H
+#define ETL_REGISTRY_H
 
 #include "etl.h"
 #include "schema.h"
@@ -54,54 +54,54 @@ extern "C" {
 #endif
 
 /* Entries of one search path, and manifest files taken from one folder. */
-#define ETL_SCHEMAS_MAX_PATH_ENTRIES 256u
-#define ETL_SCHEMAS_MAX_FOLDER_FILES 4096u
+#define ETL_REGISTRY_MAX_PATH_ENTRIES 256u
+#define ETL_REGISTRY_MAX_FOLDER_FILES 4096u
 
-typedef enum etl_schemas_source {
-    ETL_SCHEMAS_FILE = 0,      /* a manifest file from the search path */
-    ETL_SCHEMAS_STREAM = 1,    /* an EventSource manifest in the trace */
-    ETL_SCHEMAS_CARRIED = 2    /* TRACE_EVENT_INFO carried in the trace */
-} etl_schemas_source;
+typedef enum etl_registry_source {
+    ETL_REGISTRY_FILE = 0,      /* a manifest file from the search path */
+    ETL_REGISTRY_STREAM = 1,    /* an EventSource manifest in the trace */
+    ETL_REGISTRY_CARRIED = 2    /* TRACE_EVENT_INFO carried in the trace */
+} etl_registry_source;
 
-typedef enum etl_schemas_severity {
-    ETL_SCHEMAS_INFO = 0,
-    ETL_SCHEMAS_WARNING = 1,   /* e.g. two manifest files disagree about an event */
-    ETL_SCHEMAS_ERROR = 2      /* e.g. a manifest file that does not parse: file:line: reason */
-} etl_schemas_severity;
+typedef enum etl_registry_severity {
+    ETL_REGISTRY_INFO = 0,
+    ETL_REGISTRY_WARNING = 1,   /* e.g. two manifest files disagree about an event */
+    ETL_REGISTRY_ERROR = 2      /* e.g. a manifest file that does not parse: file:line: reason */
+} etl_registry_severity;
 
 /* Where messages go (one complete sentence each, without a trailing newline). */
-typedef void (*etl_schemas_report_fn)(void *ctx, etl_schemas_severity severity, const char *message);
+typedef void (*etl_registry_report_fn)(void *ctx, etl_registry_severity severity, const char *message);
 
-typedef struct etl_schemas_stats {
+typedef struct etl_registry_stats {
     uint32_t files_loaded;     /* manifest files that parsed */
     uint32_t files_failed;     /* manifest files (or path entries) that did not */
     uint32_t stream_manifests; /* EventSource manifests taken from the trace */
     uint32_t carried_events;   /* TRACE_EVENT_INFO records taken from the trace */
     uint32_t carried_maps;     /* EVENT_MAP_INFO records */
     uint32_t disagreements;    /* events defined differently by two manifest files */
-    uint64_t lookups;          /* etl_schemas_lookup calls */
+    uint64_t lookups;          /* etl_registry_lookup calls */
     uint64_t not_found;        /* lookups without a schema */
     uint64_t older_version;    /* lookups answered with a lower version's definition */
-} etl_schemas_stats;
+} etl_registry_stats;
 
-typedef struct etl_schemas etl_schemas;
+typedef struct etl_registry etl_registry;
 
 /* A registry filling `cache` (not owned; it must outlive the registry).  `report` may be NULL. */
-etl_schemas *etl_schemas_new(etl_schema_cache *cache, etl_schemas_report_fn report, void *report_ctx);
-void etl_schemas_free(etl_schemas *s);
+etl_registry *etl_registry_new(etl_schema_cache *cache, etl_registry_report_fn report, void *report_ctx);
+void etl_registry_free(etl_registry *s);
 
 /* ---- manifest files ---------------------------------------------------------------------- */
 
 /* Add a search path: entries separated by ':' (the platform's G_SEARCHPATH_SEPARATOR), each a
  * manifest file or a folder whose `*.man` and `*.xml` files are read in name order.  Files
  * added by earlier calls come first in precedence.  A file that does not parse is reported
- * (ETL_SCHEMAS_ERROR: "file:line: reason") and skipped; the others still load.  ETL_OK when
+ * (ETL_REGISTRY_ERROR: "file:line: reason") and skipped; the others still load.  ETL_OK when
  * every entry loaded, else the code of the first failure (the rest loaded anyway). */
-etl_status etl_schemas_add_path(etl_schemas *s, const char *path_list);
+etl_status etl_registry_add_path(etl_registry *s, const char *path_list);
 /* One manifest file. */
-etl_status etl_schemas_add_file(etl_schemas *s, const char *path, etl_error *err);
+etl_status etl_registry_add_file(etl_registry *s, const char *path, etl_error *err);
 /* A manifest already in memory (UTF-8 or UTF-16 with a BOM); `origin` names it in messages. */
-etl_status etl_schemas_add_manifest_text(etl_schemas *s, const char *xml, size_t len, const char *origin,
+etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size_t len, const char *origin,
                                          etl_error *err);
 
 /* ---- schemas in the trace ----------------------------------------------------------------- */
@@ -109,11 +109,11 @@ etl_status etl_schemas_add_manifest_text(etl_schemas *s, const char *xml, size_t
 /* Take a record if it carries schemas (MetaData EventInfo/EventMapInfo, EventSource manifest
  * chunk): ETL_OK when taken, ETL_ERR_NOT_FOUND when the record carries none, or the reason a
  * schema-carrying record was refused (malformed; reported too). */
-etl_status etl_schemas_observe(etl_schemas *s, const etl_record *rec, etl_error *err);
-/* Read a whole trace from `r` (which it leaves at its end) through etl_schemas_observe. */
-etl_status etl_schemas_prescan(etl_schemas *s, etl_reader *r, etl_error *err);
+etl_status etl_registry_observe(etl_registry *s, const etl_record *rec, etl_error *err);
+/* Read a whole trace from `r` (which it leaves at its end) through etl_registry_observe. */
+etl_status etl_registry_prescan(etl_registry *s, etl_reader *r, etl_error *err);
 /* The same on a file: opens its own reader in file order (no timestamp merge). */
-etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error *err);
+etl_status etl_registry_prescan_file(etl_registry *s, const char *path, etl_error *err);
 
 /* ---- lookup ------------------------------------------------------------------------------- */
 
@@ -124,47 +124,47 @@ etl_status etl_schemas_prescan_file(etl_schemas *s, const char *path, etl_error 
  *   ETL_ERR_NOT_FOUND   no source defines the key: *err names provider, id and version and
  *                       says how to add a manifest;
  *   ETL_ERR_ARG         a record that never takes this path (WPP, TraceLogging, ...);
- * Classic records always get a schema (see etl_schemas_lookup_classic).
+ * Classic records always get a schema (see etl_registry_lookup_classic).
  *   ETL_ERR_NOMEM / ETL_ERR_LIMIT from the cache.
  * A hit allocates nothing. */
-etl_status etl_schemas_lookup(etl_schemas *s, const etl_record *rec, const etl_schema **out, etl_error *err);
+etl_status etl_registry_lookup(etl_registry *s, const etl_record *rec, const etl_schema **out, etl_error *err);
 /* Classic records (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE headers) take the classic
- * path of etl_schemas_lookup: keyed by (class GUID, event type, class version, pointer size)
+ * path of etl_registry_lookup: keyed by (class GUID, event type, class version, pointer size)
  * (classic.h), from the kernel class document built into the library, in an index of their own.
  * A version the document does not describe decodes with the highest lower version
  * (schema_version says which); an event with no description at all gets an `unknown` schema
  * (schema.h): named "Class/Opcode(N)" (or "Group(0xNN)/Opcode(N)" for an unknown kernel group)
  * with the payload handed out raw and the reason - never an error. */
-etl_status etl_schemas_lookup_classic(etl_schemas *s, const etl_guid *cls, uint8_t type, uint8_t version,
+etl_status etl_registry_lookup_classic(etl_registry *s, const etl_guid *cls, uint8_t type, uint8_t version,
                                       uint8_t pointer_size, const etl_schema **out, etl_error *err);
 /* Every (class GUID, type, version) the kernel class document describes. */
-typedef void (*etl_schemas_classic_fn)(void *ctx, const etl_guid *cls, uint8_t type, uint8_t version);
-void etl_schemas_foreach_classic_event(etl_schemas *s, etl_schemas_classic_fn fn, void *ctx);
+typedef void (*etl_registry_classic_fn)(void *ctx, const etl_guid *cls, uint8_t type, uint8_t version);
+void etl_registry_foreach_classic_event(etl_registry *s, etl_registry_classic_fn fn, void *ctx);
 
 /* The same by key. */
-etl_status etl_schemas_lookup_key(etl_schemas *s, const etl_guid *provider, uint16_t id, uint8_t version,
+etl_status etl_registry_lookup_key(etl_registry *s, const etl_guid *provider, uint16_t id, uint8_t version,
                                   uint8_t pointer_size, const etl_schema **out, etl_error *err);
 
 /* The provider's name from the sources (NULL when none names it).  Valid until the next call
  * that adds a source. */
-const char *etl_schemas_provider_name(etl_schemas *s, const etl_guid *provider);
+const char *etl_registry_provider_name(etl_registry *s, const etl_guid *provider);
 /* Does any source describe this provider? */
-bool etl_schemas_knows_provider(etl_schemas *s, const etl_guid *provider);
+bool etl_registry_knows_provider(etl_registry *s, const etl_guid *provider);
 
 /* Every (provider, event id, version) the manifest files on the search path define, in
  * precedence order (a key defined by two files comes once per file): what a consumer needs to
  * prepare for the events it may meet, e.g. Wireshark registering typed fields at start-up. */
-typedef void (*etl_schemas_event_fn)(void *ctx, const etl_guid *provider, uint16_t id, uint8_t version);
-void etl_schemas_foreach_file_event(const etl_schemas *s, etl_schemas_event_fn fn, void *ctx);
+typedef void (*etl_registry_event_fn)(void *ctx, const etl_guid *provider, uint16_t id, uint8_t version);
+void etl_registry_foreach_file_event(const etl_registry *s, etl_registry_event_fn fn, void *ctx);
 
-const etl_schemas_stats *etl_schemas_get_stats(const etl_schemas *s);
+const etl_registry_stats *etl_registry_get_stats(const etl_registry *s);
 
 /* The search path from the environment (ETLSHARK_MANIFEST_PATH), or NULL. */
-const char *etl_schemas_env_path(void);
-#define ETL_SCHEMAS_ENV "ETLSHARK_MANIFEST_PATH"
+const char *etl_registry_env_path(void);
+#define ETL_REGISTRY_ENV "ETLSHARK_MANIFEST_PATH"
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* ETL_SCHEMAS_H */
+#endif /* ETL_REGISTRY_H */
