@@ -418,11 +418,6 @@ size_t etl_mf_event_display_name(const etl_mf_event *e, char *out, size_t cap)
     return display_name(e, false, out, cap);
 }
 
-size_t etl_mf_classic_display_name(const etl_mf_event *e, char *out, size_t cap)
-{
-    return display_name(e, true, out, cap);
-}
-
 etl_status etl_mf_compile(etl_schema_builder *b, const etl_mf_provider *p, const etl_mf_event *e,
                           uint8_t pointer_size, const char *origin, etl_error *err)
 {
