@@ -10,6 +10,7 @@
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"
+#include "prescan.h"
 #include "resolve.h"
 
 static const char *captures, *manifests;
@@ -47,7 +48,8 @@ static void resolve_file(const char *name, bool with_manifests, unsigned flags, 
     if (with_manifests)
         etl_registry_add_path(etl_decoder_registry(d), manifests);
     etl_error err;
-    CHECK(etl_registry_prescan_file(etl_decoder_registry(d), path, &err) == ETL_OK);
+    const etl_observer obs = etl_registry_observer(etl_decoder_registry(d));
+    CHECK(etl_prescan_file(path, &obs, 1, &err) == ETL_OK);
     etl_reader *r;
     if (etl_reader_open_file(path, NULL, &r, &err) != ETL_OK) {
         fprintf(stderr, "%s: %s\n", path, err.message);
