@@ -30,13 +30,6 @@ static inline bool etl_span_ok(size_t size, size_t off, size_t len)
     return off <= size && len <= size - off;
 }
 
-static inline bool etl_u8_at(const uint8_t *d, size_t size, size_t off, uint8_t *out)
-{
-    if (!etl_span_ok(size, off, 1))
-        return false;
-    *out = d[off];
-    return true;
-}
 static inline bool etl_u16_at(const uint8_t *d, size_t size, size_t off, uint16_t *out)
 {
     if (!etl_span_ok(size, off, 2))

@@ -93,7 +93,8 @@ const char *etl_ext_type_name(unsigned t)
     return t < sizeof names / sizeof names[0] ? names[t] : NULL;
 }
 
-uint32_t etl_header_min_size(unsigned t)
+/* Minimum record size (the fixed trace header) of a header kind. */
+static uint32_t header_min_size(unsigned t)
 {
     switch (t) {
     case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: return 0x20;
@@ -164,7 +165,7 @@ etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out,
     } else {
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "not a trace header (marker 0x%08x)", m);
     }
-    uint32_t min = etl_header_min_size(out->header_type);
+    uint32_t min = header_min_size(out->header_type);
     if (out->header_type == ETL_HT_UNKNOWN || out->header_type == ETL_HT_ERROR ||
         out->header_type == ETL_HT_TIMED || out->header_type == ETL_HT_WNODE)
         min = 8;

@@ -18,7 +18,4 @@ typedef struct etl_record_peek {
 
 etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out, etl_error *err);
 
-/* Minimum record size (the fixed trace header) of a header kind. */
-uint32_t etl_header_min_size(unsigned header_type);
-
 #endif

@@ -9,7 +9,6 @@
  * compiled stays; the program then ends in one UNSUPPORTED step saying which property and why. */
 #include "mf_schema.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,50 +33,14 @@ typedef struct mf_ctx {
     uint8_t slot_of[ETL_MF_MAX_PROPERTIES]; /* per property: its reference slot, or NO_SLOT */
     map_done maps[MF_MAX_MAPS_PER_EVENT];
     uint32_t map_count;
-    bool failed;
-    etl_status code;
-    char reason[160];
 } mf_ctx;
 
-static bool fail(mf_ctx *c, etl_status code, const char *fmt, ...) ETL_PRINTF(3, 4);
-static bool fail(mf_ctx *c, etl_status code, const char *fmt, ...)
-{
-    if (!c->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->reason, sizeof c->reason, fmt, ap);
-        va_end(ap);
-        c->failed = true;
-        c->code = code;
-    }
-    return false;
-}
+/* Manifest problems have no byte offset (the model is parsed already): always 0. */
+#define fail(c, code, ...) etl_schema_builder_fail((c)->b, (code), 0, __VA_ARGS__)
 
 static uint32_t add_str(etl_schema_builder *b, const char *s)
 {
     return s && *s ? etl_schema_builder_add_string(b, s, strlen(s)) : 0;
-}
-
-/* A builder step index, or a failure said once: the step limit or memory. */
-static uint32_t checked(mf_ctx *c, uint32_t i)
-{
-    if (i == UINT32_MAX) {
-        if (c->b->failed_nomem)
-            fail(c, ETL_ERR_NOMEM, "out of memory");
-        else
-            fail(c, ETL_ERR_LIMIT, "more than %u decode steps", ETL_SCHEMA_MAX_STEPS);
-    }
-    return i;
-}
-
-static uint32_t add_step(mf_ctx *c, const etl_schema_step *st)
-{
-    return checked(c, etl_schema_builder_add_step(c->b, st));
-}
-
-static uint32_t close_container(mf_ctx *c, uint32_t begin, uint8_t end_op)
-{
-    return checked(c, etl_schema_builder_close(c->b, begin, end_op));
 }
 
 /* In-types whose value is an unsigned integer the enumerator can keep for a reference, and
@@ -266,8 +229,7 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
         return false;
 
     if (is_array) {
-        etl_schema_step st = {0};
-        st.op = ETL_OP_ARRAY_BEGIN;
+        etl_schema_step st = etl_schema_step_init(ETL_OP_ARRAY_BEGIN, name, depth, 0);
         if (p->count_ref != ETL_MF_NO_REF) {
             uint8_t slot = c->slot_of[p->count_ref];
             if (slot == NO_SLOT)
@@ -288,10 +250,7 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
         }
         st.in_type = p->is_struct ? 0 : p->in_type;
         st.out_type = p->is_struct ? 0 : p->out_type;
-        st.depth = depth;
-        st.name = name;
-        st.match = UINT32_MAX;
-        if ((array_at = add_step(c, &st)) == UINT32_MAX)
+        if ((array_at = etl_schema_builder_add_step(c->b, &st, 0)) == UINT32_MAX)
             return false;
         elem_depth = (uint8_t)(depth + 1);
     }
@@ -301,28 +260,24 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
     if (is_array && opt_flag)
         c->b->steps[array_at].flags |= opt_flag;
 
+    uint8_t flags = (uint8_t)(elem_flag | (is_array ? 0 : opt_flag));
     if (p->is_struct) {
-        etl_schema_step st = {0};
-        st.op = ETL_OP_STRUCT_BEGIN;
+        etl_schema_step st = etl_schema_step_init(ETL_OP_STRUCT_BEGIN, name, elem_depth, flags);
         st.count = p->member_count;
-        st.depth = elem_depth;
-        st.flags = (uint8_t)(elem_flag | (is_array ? 0 : opt_flag));
-        st.name = name;
-        st.match = UINT32_MAX;
-        uint32_t begin = add_step(c, &st);
+        uint32_t begin = etl_schema_builder_add_step(c->b, &st, 0);
         if (begin == UINT32_MAX)
             return false;
         uint32_t after;
         if (!compile_props(c, i + 1, p->member_count, (uint8_t)(elem_depth + 1), false, &after))
             return false;
-        if (close_container(c, begin, ETL_OP_STRUCT_END) == UINT32_MAX)
+        if (etl_schema_builder_close(c->b, begin, ETL_OP_STRUCT_END, 0) == UINT32_MAX)
             return false;
     } else {
         vs.op = ETL_OP_VALUE;
         vs.in_type = p->in_type;
         vs.out_type = p->out_type;
         vs.depth = elem_depth;
-        vs.flags = (uint8_t)(elem_flag | (is_array ? 0 : opt_flag));
+        vs.flags = flags;
         vs.name = name;
         if (c->slot_of[i] != NO_SLOT && !is_array) {
             vs.flags |= ETL_STEP_REFSLOT;
@@ -335,17 +290,12 @@ static bool compile_prop(mf_ctx *c, uint32_t i, uint8_t depth, uint32_t *next)
             vs.data = off;
             vs.data_len = len;
         }
-        if (c->failed)
+        if (c->b->failed)
             return false;
-        if (add_step(c, &vs) == UINT32_MAX)
+        if (etl_schema_builder_add_step(c->b, &vs, 0) == UINT32_MAX)
             return false;
     }
-
-    if (is_array && close_container(c, array_at, ETL_OP_ARRAY_END) == UINT32_MAX)
-        return false;
-    if (c->b->failed_nomem)
-        return fail(c, ETL_ERR_NOMEM, "out of memory");
-    return true;
+    return etl_schema_builder_end_field(c->b, array_at, 0);
 }
 
 /* n logical properties from `first`; *next gets the property after them. */
@@ -418,11 +368,6 @@ size_t etl_mf_event_display_name(const etl_mf_event *e, char *out, size_t cap)
     return display_name(e, false, out, cap);
 }
 
-size_t etl_mf_classic_display_name(const etl_mf_event *e, char *out, size_t cap)
-{
-    return display_name(e, true, out, cap);
-}
-
 etl_status etl_mf_compile(etl_schema_builder *b, const etl_mf_provider *p, const etl_mf_event *e,
                           uint8_t pointer_size, const char *origin, etl_error *err)
 {
@@ -463,19 +408,10 @@ etl_status etl_mf_compile_as(etl_schema_builder *b, const etl_mf_provider *p, co
         uint32_t after;
         compile_props(c, 0, top, 0, true, &after);
     }
-    if (b->failed_nomem)
-        fail(c, ETL_ERR_NOMEM, "out of memory");
-    etl_status code = c->failed ? c->code : ETL_OK;
-    if (code == ETL_ERR_NOMEM) {
-        free(c);
-        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory compiling a manifest event");
-    }
-    if (code != ETL_OK) {
-        etl_schema_builder_unsupported(b, "%s", c->reason); /* also closes what the failure left open */
-        etl_fail(err, code, 0, "event %u version %u: %s", (unsigned)e->id, (unsigned)e->version, c->reason);
-    }
     free(c);
-    return code;
+    char context[48];
+    snprintf(context, sizeof context, "event %u version %u", (unsigned)e->id, (unsigned)e->version);
+    return etl_schema_builder_conclude(b, "a manifest event", context, err);
 }
 
 etl_status etl_mf_compile_manifest_data(etl_schema_builder *b, const char *provider_name, uint8_t pointer_size,
@@ -501,7 +437,7 @@ etl_status etl_mf_compile_manifest_data(etl_schema_builder *b, const char *provi
         st.size = envelope[i].size;
         st.in_type = envelope[i].in;
         st.name = add_str(b, envelope[i].name);
-        etl_schema_builder_add_step(b, &st);
+        etl_schema_builder_add_step(b, &st, 0);
         b->field_count++;
     }
     /* the chunk: UTF-8 manifest text, not terminated - the rest of the event */
@@ -511,7 +447,7 @@ etl_status etl_mf_compile_manifest_data(etl_schema_builder *b, const char *provi
     st.in_type = ETL_IN_NONNULLTERMINATEDANSISTRING;
     st.out_type = ETL_OUT_UTF8;
     st.name = add_str(b, "Data");
-    etl_schema_builder_add_step(b, &st);
+    etl_schema_builder_add_step(b, &st, 0);
     b->field_count++;
     if (b->failed_nomem)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory");
@@ -529,7 +465,7 @@ etl_status etl_mf_compile_string_only(etl_schema_builder *b, uint8_t pointer_siz
     st.size_rule = ETL_SIZE_UTF16Z;
     st.in_type = ETL_IN_UNICODESTRING;
     st.name = add_str(b, "String");
-    etl_schema_builder_add_step(b, &st);
+    etl_schema_builder_add_step(b, &st, 0);
     b->field_count = 1;
     if (b->failed_nomem)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory");

@@ -46,10 +46,6 @@ extern "C" {
  * returns its length. */
 size_t etl_mf_event_display_name(const etl_mf_event *e, char *out, size_t cap);
 
-/* The display name of a classic event (kernel class document): the same, but opcode 0 is shown
- * when it is named and not Info ("FileIo/Name"), as Windows tools name classic events. */
-size_t etl_mf_classic_display_name(const etl_mf_event *e, char *out, size_t cap);
-
 /* Compile event `e` of provider `p` (its template, maps and names) into `b` (reset first) for
  * records of `pointer_size` (4 or 8).  `origin` names the source (file path, ...) and is kept
  * with the schema.  Always leaves a usable program in `b`:
@@ -60,7 +56,9 @@ size_t etl_mf_classic_display_name(const etl_mf_event *e, char *out, size_t cap)
 etl_status etl_mf_compile(etl_schema_builder *b, const etl_mf_provider *p, const etl_mf_event *e,
                           uint8_t pointer_size, const char *origin, etl_error *err);
 /* The same for another schema source: ETL_SCHEMA_CLASSIC compiles an event of the classic kernel
- * class document (its naming rule; the k:optional and k:rest qualifiers apply to any source). */
+ * class document under its naming rule (opcode 0 is shown when it is named and not Info,
+ * "FileIo/Name", as Windows tools name classic events); the k:optional and k:rest qualifiers
+ * apply to any source. */
 etl_status etl_mf_compile_as(etl_schema_builder *b, const etl_mf_provider *p, const etl_mf_event *e,
                              uint8_t pointer_size, const char *origin, uint8_t source, etl_error *err);
 

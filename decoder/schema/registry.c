@@ -546,16 +546,6 @@ const char *etl_registry_provider_name(etl_registry *s, const etl_guid *g)
     return NULL;
 }
 
-bool etl_registry_knows_provider(etl_registry *s, const etl_guid *g)
-{
-    if (s->carried_dirty)
-        rebuild_carried(s);
-    for (int l = 0; l < LAYERS; l++)
-        if (g_hash_table_lookup(s->index[l], g))
-            return true;
-    return false;
-}
-
 /* The definition of (id, version), exactly, through the layers in precedence order. */
 static const etl_mf_event *resolve_exact(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
                                          const prov_ref **from)

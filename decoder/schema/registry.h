@@ -148,8 +148,6 @@ etl_status etl_registry_lookup_key(etl_registry *s, const etl_guid *provider, ui
 /* The provider's name from the sources (NULL when none names it).  Valid until the next call
  * that adds a source. */
 const char *etl_registry_provider_name(etl_registry *s, const etl_guid *provider);
-/* Does any source describe this provider? */
-bool etl_registry_knows_provider(etl_registry *s, const etl_guid *provider);
 
 /* Every (provider, event id, version) the manifest files on the search path define, in
  * precedence order (a key defined by two files comes once per file): what a consumer needs to

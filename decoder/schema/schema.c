@@ -1,6 +1,8 @@
 /* schema.c - building compiled schemas (schema.h), and the names of the TDH type numbers. */
 #include "schema.h"
 
+#include "error.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +133,10 @@ void etl_schema_builder_reset(etl_schema_builder *b, uint8_t source, uint8_t poi
     b->ref_slots = 0;
     b->unknown = false;
     b->failed_nomem = false;
+    b->failed = false;
+    b->fail_code = ETL_OK;
+    b->fail_at = 0;
+    b->fail_reason[0] = '\0';
     /* offset 0 is always the empty string, so a name that failed to copy still reads as "" */
     etl_schema_builder_add_string(b, "", 0);
 }
@@ -163,7 +169,33 @@ uint32_t etl_schema_builder_add_bytes(etl_schema_builder *b, const uint8_t *p, s
     return off;
 }
 
-uint32_t etl_schema_builder_add_step(etl_schema_builder *b, const etl_schema_step *st)
+bool etl_schema_builder_fail(etl_schema_builder *b, etl_status code, size_t at, const char *fmt, ...)
+{
+    if (!b->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(b->fail_reason, sizeof b->fail_reason, fmt, ap);
+        va_end(ap);
+        b->failed = true;
+        b->fail_code = code;
+        b->fail_at = at;
+    }
+    return false;
+}
+
+/* A step index, or the failure said once: memory or the step limit. */
+static uint32_t checked(etl_schema_builder *b, uint32_t i, size_t at)
+{
+    if (i == UINT32_MAX) {
+        if (b->failed_nomem)
+            etl_schema_builder_fail(b, ETL_ERR_NOMEM, at, "out of memory");
+        else
+            etl_schema_builder_fail(b, ETL_ERR_LIMIT, at, "more than %u decode steps", ETL_SCHEMA_MAX_STEPS);
+    }
+    return i;
+}
+
+static uint32_t append_step(etl_schema_builder *b, const etl_schema_step *st)
 {
     if (b->step_count >= ETL_SCHEMA_MAX_STEPS)
         return UINT32_MAX;
@@ -171,6 +203,11 @@ uint32_t etl_schema_builder_add_step(etl_schema_builder *b, const etl_schema_ste
         return UINT32_MAX;
     b->steps[b->step_count] = *st;
     return b->step_count++;
+}
+
+uint32_t etl_schema_builder_add_step(etl_schema_builder *b, const etl_schema_step *st, size_t at)
+{
+    return checked(b, append_step(b, st), at);
 }
 
 void etl_schema_builder_unsupported(etl_schema_builder *b, const char *fmt, ...)
@@ -189,7 +226,7 @@ void etl_schema_builder_unsupported(etl_schema_builder *b, const char *fmt, ...)
     st.data = etl_schema_builder_add_string(b, reason, (size_t)n);
     st.depth = 0;
     /* The step limit must not swallow the reason: overwrite the last step if full. */
-    if (etl_schema_builder_add_step(b, &st) == UINT32_MAX && b->step_count > 0)
+    if (append_step(b, &st) == UINT32_MAX && b->step_count > 0)
         b->steps[b->step_count - 1] = st;
     /* Containers the failure left open end at the UNSUPPORTED step. */
     uint32_t last = b->step_count ? b->step_count - 1 : 0;
@@ -198,15 +235,36 @@ void etl_schema_builder_unsupported(etl_schema_builder *b, const char *fmt, ...)
             b->steps[i].match = last;
 }
 
-uint32_t etl_schema_builder_close(etl_schema_builder *b, uint32_t begin, uint8_t end_op)
+uint32_t etl_schema_builder_close(etl_schema_builder *b, uint32_t begin, uint8_t end_op, size_t at)
 {
     etl_schema_step st = b->steps[begin];
     st.op = end_op;
     st.match = begin;
-    uint32_t end = etl_schema_builder_add_step(b, &st);
+    uint32_t end = etl_schema_builder_add_step(b, &st, at);
     if (end != UINT32_MAX)
         b->steps[begin].match = end;
     return end;
+}
+
+bool etl_schema_builder_end_field(etl_schema_builder *b, uint32_t array_at, size_t at)
+{
+    if (array_at != UINT32_MAX && etl_schema_builder_close(b, array_at, ETL_OP_ARRAY_END, at) == UINT32_MAX)
+        return false;
+    if (b->failed_nomem)
+        return etl_schema_builder_fail(b, ETL_ERR_NOMEM, at, "out of memory");
+    return !b->failed;
+}
+
+etl_status etl_schema_builder_conclude(etl_schema_builder *b, const char *what, const char *context, etl_error *err)
+{
+    if (b->failed_nomem)
+        etl_schema_builder_fail(b, ETL_ERR_NOMEM, 0, "out of memory");
+    if (!b->failed)
+        return ETL_OK;
+    if (b->fail_code == ETL_ERR_NOMEM)
+        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory compiling %s", what);
+    etl_schema_builder_unsupported(b, "%s", b->fail_reason); /* also closes what the problem left open */
+    return etl_fail(err, b->fail_code, b->fail_at, "%s: %s", context, b->fail_reason);
 }
 
 static size_t align8(size_t v)

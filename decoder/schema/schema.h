@@ -328,6 +328,9 @@ void etl_mem_free(const etl_allocator *a, void *p);
 
 /* ---- building --------------------------------------------------------------------------- */
 
+/* Bytes of a compile problem's reason (the UNSUPPORTED step's text), NUL included. */
+#define ETL_SCHEMA_MAX_REASON 160u
+
 /* A reusable scratch area in which a source compiles one schema; its buffers grow once and are
  * reused for the next compile, so compiling allocates only until the largest schema is seen. */
 typedef struct etl_schema_builder {
@@ -349,6 +352,11 @@ typedef struct etl_schema_builder {
     uint8_t ref_slots;
     bool unknown;
     bool failed_nomem;
+    /* the first problem of this compile (see "the compile contract" below) */
+    bool failed;
+    etl_status fail_code;
+    size_t fail_at;
+    char fail_reason[ETL_SCHEMA_MAX_REASON];
 } etl_schema_builder;
 
 void etl_schema_builder_init(etl_schema_builder *b, const etl_allocator *alloc);
@@ -361,13 +369,55 @@ void etl_schema_builder_reset(etl_schema_builder *b, uint8_t source, uint8_t poi
 uint32_t etl_schema_builder_add_string(etl_schema_builder *b, const char *s, size_t len);
 /* Append bytes; returns their offset. */
 uint32_t etl_schema_builder_add_bytes(etl_schema_builder *b, const uint8_t *p, size_t len);
+
+/* The compile contract, which every schema source (tl_schema.c, mf_schema.c) follows:
+ *
+ *   - the first problem is recorded in the builder (status, offset in the source metadata,
+ *     reason) with etl_schema_builder_fail; later ones are ignored, so the compiler may simply
+ *     return false up its recursion;
+ *   - steps are added with etl_schema_builder_add_step and containers closed with
+ *     etl_schema_builder_close, which record their own failure (the step limit, or memory) at
+ *     the source offset given;
+ *   - a field is opened with etl_schema_step_init (and, when it is an array, its ARRAY_BEGIN
+ *     added first) and ended with etl_schema_builder_end_field;
+ *   - the compile ends with etl_schema_builder_conclude: everything compiled before the problem
+ *     stays, the program ends in one UNSUPPORTED step with its reason, and the problem becomes
+ *     the compile's etl_error. */
+
+/* Record the compile's problem (the first one only); returns false, for `return fail(...)`. */
+bool etl_schema_builder_fail(etl_schema_builder *b, etl_status code, size_t at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* A step of `op` with its name, depth and flags, the rest zero; a BEGIN's match is UINT32_MAX
+ * (open) until etl_schema_builder_close. */
+static inline etl_schema_step etl_schema_step_init(uint8_t op, uint32_t name, uint8_t depth, uint8_t flags)
+{
+    etl_schema_step st = {0};
+    st.op = op;
+    st.name = name;
+    st.depth = depth;
+    st.flags = flags;
+    if (op == ETL_OP_ARRAY_BEGIN || op == ETL_OP_STRUCT_BEGIN)
+        st.match = UINT32_MAX;
+    return st;
+}
 /* Append a step (copied); returns its index, or UINT32_MAX when ETL_SCHEMA_MAX_STEPS is
- * reached or memory ran out. */
-uint32_t etl_schema_builder_add_step(etl_schema_builder *b, const etl_schema_step *st);
+ * reached or memory ran out (recorded as the problem, at source offset `at`). */
+uint32_t etl_schema_builder_add_step(etl_schema_builder *b, const etl_schema_step *st, size_t at);
 /* Close the container opened at step `begin` (a STRUCT_BEGIN or ARRAY_BEGIN, whose match is
  * UINT32_MAX until now) with `end_op`: the END step copies the BEGIN step and the two point at
  * each other.  Returns the END's index, or UINT32_MAX like etl_schema_builder_add_step. */
-uint32_t etl_schema_builder_close(etl_schema_builder *b, uint32_t begin, uint8_t end_op);
+uint32_t etl_schema_builder_close(etl_schema_builder *b, uint32_t begin, uint8_t end_op, size_t at);
+/* End a field whose steps are in: close its array (`array_at`, its ARRAY_BEGIN, or UINT32_MAX
+ * when it is not an array) and say a string or byte copy that ran out of memory.  False when
+ * the compile has a problem. */
+bool etl_schema_builder_end_field(etl_schema_builder *b, uint32_t array_at, size_t at);
+/* End the compile: ETL_OK, or the problem as `err` ("<context>: <reason>" at its source offset;
+ * "out of memory compiling <what>" at 0), the program then ending in UNSUPPORTED with the
+ * reason (not when out of memory: the program is not usable). */
+etl_status etl_schema_builder_conclude(etl_schema_builder *b, const char *what, const char *context, etl_error *err);
 /* Append the final UNSUPPORTED step with a printf-style reason. */
 void etl_schema_builder_unsupported(etl_schema_builder *b, const char *fmt, ...)
 #if defined(__GNUC__)

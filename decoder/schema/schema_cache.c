@@ -253,7 +253,7 @@ etl_status etl_schema_cache_add(etl_schema_cache *c, const etl_schema_builder *b
 }
 
 /* The schema indexed in `t` under hash `h` whose key is `key` (len bytes), or NULL: the one
- * probe loop both indexes (TraceLogging metadata, manifest keys) use. */
+ * probe loop every schema index uses. */
 static const etl_schema *table_find(const etl_schema_cache *c, const table *t, uint64_t h, const uint8_t *key,
                                     size_t len)
 {
@@ -271,17 +271,37 @@ static const etl_schema *table_find(const etl_schema_cache *c, const table *t, u
     }
 }
 
-/* Append the schema in `b` to the arena under `key` and index it in `t`: how every keyed
- * source (manifest keys, classic keys) adds a compiled schema. */
-static etl_status add_indexed(etl_schema_cache *c, const etl_schema_builder *b, const uint8_t *key, size_t len,
-                              table *t, const etl_schema **out, etl_error *err)
+/* Every keyed index (TraceLogging metadata, manifest keys, classic keys) is a pair of tables:
+ * [0] for 32-bit records, [1] for 64-bit ones (a schema's pointer-sized fields differ). */
+static table *for_bitness(table pair[2], uint8_t pointer_size)
+{
+    return &pair[pointer_size == 4 ? 0 : 1];
+}
+
+/* The one keyed lookup: the schema indexed under `key` (hash `h`) for records of `pointer_size`,
+ * counted in *lookups and *hits. */
+static const etl_schema *find_keyed(etl_schema_cache *c, table pair[2], uint8_t pointer_size, const uint8_t *key,
+                                    size_t len, uint64_t h, uint64_t *lookups, uint64_t *hits)
+{
+    (*lookups)++;
+    const etl_schema *s = table_find(c, for_bitness(pair, pointer_size), h, key, len);
+    *hits += s != NULL;
+    return s;
+}
+
+/* The one keyed add: append the schema in `b` to the arena under `key` (hash `h`) and index it
+ * for records of `pointer_size`, counted in *compiles. */
+static etl_status add_keyed(etl_schema_cache *c, const etl_schema_builder *b, table pair[2], uint8_t pointer_size,
+                            const uint8_t *key, size_t len, uint64_t h, uint64_t *compiles, const etl_schema **out,
+                            etl_error *err)
 {
     const etl_schema *s;
     etl_status st = etl_schema_cache_add(c, b, key, len, &s, err);
     if (st != ETL_OK)
         return st;
-    if (!table_insert(c, t, hash_bytes(key, len), s->index))
+    if (!table_insert(c, for_bitness(pair, pointer_size), h, s->index))
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing a schema index");
+    (*compiles)++;
     *out = s;
     return ETL_OK;
 }
@@ -295,12 +315,9 @@ etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t 
         return etl_fail(err, ETL_ERR_ARG, 0, "no cache or metadata");
     if (len > ETL_SCHEMA_MAX_METADATA)
         len = ETL_SCHEMA_MAX_METADATA; /* ext items are < 64 KiB anyway; keeps key sizes bounded */
-    table *t = &c->tl[pointer_size == 4 ? 0 : 1];
     uint64_t h = hash_bytes(meta, len);
-    c->stats.lookups++;
-    const etl_schema *hit = table_find(c, t, h, meta, len);
+    const etl_schema *hit = find_keyed(c, c->tl, pointer_size, meta, len, h, &c->stats.lookups, &c->stats.hits);
     if (hit) {
-        c->stats.hits++;
         *out = hit;
         return ETL_OK;
     }
@@ -309,19 +326,12 @@ etl_status etl_schema_cache_tl(etl_schema_cache *c, const uint8_t *meta, size_t 
     etl_status st = etl_tl_compile(&c->builder, meta, len, pointer_size == 4 ? 4 : 8, &cerr);
     if (st == ETL_ERR_NOMEM)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "%s", cerr.message);
-    const etl_schema *s;
-    st = etl_schema_cache_add(c, &c->builder, meta, len, &s, err);
-    if (st != ETL_OK)
-        return st;
-    if (!table_insert(c, t, h, s->index))
-        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory growing the schema index");
-    c->stats.compiles++;
-    *out = s;
-    return ETL_OK;
+    return add_keyed(c, &c->builder, c->tl, pointer_size, meta, len, h, &c->stats.compiles, out, err);
 }
 
 /* ---- manifest index --------------------------------------------------------------------- */
 
+/* The manifest key: provider GUID (Windows layout), event id (LE), version. */
 static void mf_key(uint8_t key[ETL_MF_KEY_SIZE], const etl_guid *g, uint16_t id, uint8_t version)
 {
     for (int i = 0; i < 4; i++)
@@ -334,6 +344,14 @@ static void mf_key(uint8_t key[ETL_MF_KEY_SIZE], const etl_guid *g, uint16_t id,
     key[16] = (uint8_t)id;
     key[17] = (uint8_t)(id >> 8);
     key[18] = version;
+}
+
+/* The negative cache's key: the manifest key and the pointer size (one table for both). */
+static void absent_key(uint8_t key[ETL_MF_KEY_SIZE + 1], const etl_guid *g, uint16_t id, uint8_t version,
+                       uint8_t pointer_size)
+{
+    mf_key(key, g, id, version);
+    key[ETL_MF_KEY_SIZE] = pointer_size == 4 ? 4 : 8;
 }
 
 static bool absent_has(const etl_schema_cache *c, const uint8_t key[ETL_MF_KEY_SIZE + 1], uint64_t h)
@@ -357,16 +375,11 @@ const etl_schema *etl_schema_cache_mf_find(etl_schema_cache *c, const etl_guid *
         *absent = false;
     if (!c || !provider)
         return NULL;
-    mf_key(key, provider, id, version);
-    key[ETL_MF_KEY_SIZE] = pointer_size == 4 ? 4 : 8;
-    uint64_t h = hash_bytes(key, ETL_MF_KEY_SIZE);
-    c->stats.mf_lookups++;
-    const table *t = &c->mf[pointer_size == 4 ? 0 : 1];
-    const etl_schema *hit = table_find(c, t, h, key, ETL_MF_KEY_SIZE);
-    if (hit) {
-        c->stats.mf_hits++;
+    absent_key(key, provider, id, version, pointer_size);
+    const etl_schema *hit = find_keyed(c, c->mf, pointer_size, key, ETL_MF_KEY_SIZE, hash_bytes(key, ETL_MF_KEY_SIZE),
+                                       &c->stats.mf_lookups, &c->stats.mf_hits);
+    if (hit)
         return hit;
-    }
     if (absent_has(c, key, hash_bytes(key, sizeof key))) {
         c->stats.mf_absent_hits++;
         if (absent)
@@ -383,9 +396,8 @@ etl_status etl_schema_cache_mf_add(etl_schema_cache *c, const etl_schema_builder
         return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or provider");
     uint8_t key[ETL_MF_KEY_SIZE];
     mf_key(key, provider, id, version);
-    etl_status st = add_indexed(c, b, key, sizeof key, &c->mf[pointer_size == 4 ? 0 : 1], out, err);
-    c->stats.mf_compiles += st == ETL_OK;
-    return st;
+    return add_keyed(c, b, c->mf, pointer_size, key, sizeof key, hash_bytes(key, sizeof key), &c->stats.mf_compiles,
+                     out, err);
 }
 
 void etl_schema_cache_mf_absent(etl_schema_cache *c, const etl_guid *provider, uint16_t id, uint8_t version,
@@ -401,8 +413,7 @@ void etl_schema_cache_mf_absent(etl_schema_cache *c, const etl_guid *provider, u
         c->absent_used = 0;
     }
     uint8_t key[ETL_MF_KEY_SIZE + 1];
-    mf_key(key, provider, id, version);
-    key[ETL_MF_KEY_SIZE] = pointer_size == 4 ? 4 : 8;
+    absent_key(key, provider, id, version, pointer_size);
     uint64_t h = hash_bytes(key, sizeof key);
     if (absent_has(c, key, h))
         return;
@@ -487,11 +498,8 @@ const etl_schema *etl_schema_cache_classic_find(etl_schema_cache *c, const etl_g
         return NULL;
     uint8_t key[CLASSIC_KEY_SIZE];
     classic_key(key, cls, type, version);
-    c->stats.classic_lookups++;
-    const etl_schema *hit = table_find(c, &c->classic[pointer_size == 4 ? 0 : 1], hash_bytes(key, sizeof key), key,
-                                       sizeof key);
-    c->stats.classic_hits += hit != NULL;
-    return hit;
+    return find_keyed(c, c->classic, pointer_size, key, sizeof key, hash_bytes(key, sizeof key),
+                      &c->stats.classic_lookups, &c->stats.classic_hits);
 }
 
 etl_status etl_schema_cache_classic_add(etl_schema_cache *c, const etl_schema_builder *b, const etl_guid *cls,
@@ -502,9 +510,8 @@ etl_status etl_schema_cache_classic_add(etl_schema_cache *c, const etl_schema_bu
         return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or class");
     uint8_t key[CLASSIC_KEY_SIZE];
     classic_key(key, cls, type, version);
-    etl_status st = add_indexed(c, b, key, sizeof key, &c->classic[pointer_size == 4 ? 0 : 1], out, err);
-    c->stats.classic_compiles += st == ETL_OK;
-    return st;
+    return add_keyed(c, b, c->classic, pointer_size, key, sizeof key, hash_bytes(key, sizeof key),
+                     &c->stats.classic_compiles, out, err);
 }
 
 /* ---- provider names --------------------------------------------------------------------- */

@@ -16,7 +16,6 @@
  * placeholder).  Nothing here can read outside [meta, meta+len). */
 #include "tl_schema.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,27 +86,7 @@ typedef struct tl_ctx {
     size_t pos;
     uint8_t pointer_size;
     uint32_t fields;
-    /* the first problem: stops compiling */
-    bool failed;
-    etl_status code;
-    size_t fail_at;
-    char reason[160];
 } tl_ctx;
-
-static bool fail(tl_ctx *c, etl_status code, size_t at, const char *fmt, ...) ETL_PRINTF(4, 5);
-static bool fail(tl_ctx *c, etl_status code, size_t at, const char *fmt, ...)
-{
-    if (!c->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->reason, sizeof c->reason, fmt, ap);
-        va_end(ap);
-        c->failed = true;
-        c->code = code;
-        c->fail_at = at;
-    }
-    return false;
-}
 
 /* Tags: 7 bits per byte, most significant group first, continuing while bit 7 is set; at most
  * four bytes give the 28 bits. */
@@ -117,9 +96,9 @@ static bool read_tags(tl_ctx *c, const char *what, uint32_t *tags)
     int shift = 21;
     for (unsigned i = 0;; i++) {
         if (c->pos >= c->end)
-            return fail(c, ETL_ERR_TRUNCATED, c->pos, "%s tags run past the metadata", what);
+            return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "%s tags run past the metadata", what);
         if (i == ETL_TL_MAX_TAG_BYTES)
-            return fail(c, ETL_ERR_CORRUPT, c->pos, "%s tags longer than 28 bits", what);
+            return etl_schema_builder_fail(c->b, ETL_ERR_CORRUPT, c->pos, "%s tags longer than 28 bits", what);
         uint8_t v = c->m[c->pos++];
         t |= (uint32_t)(v & 0x7F) << shift;
         shift -= 7;
@@ -135,33 +114,11 @@ static bool read_name(tl_ctx *c, const char *what, size_t *start, size_t *len)
 {
     const uint8_t *nul = memchr(c->m + c->pos, 0, c->end - c->pos);
     if (!nul)
-        return fail(c, ETL_ERR_TRUNCATED, c->pos, "%s name is not terminated", what);
+        return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "%s name is not terminated", what);
     *start = c->pos;
     *len = (size_t)(nul - (c->m + c->pos));
     c->pos += *len + 1;
     return true;
-}
-
-/* A builder step index, or a failure said once: the step limit or memory. */
-static uint32_t checked(tl_ctx *c, uint32_t i)
-{
-    if (i == UINT32_MAX) {
-        if (c->b->failed_nomem)
-            fail(c, ETL_ERR_NOMEM, c->pos, "out of memory");
-        else
-            fail(c, ETL_ERR_LIMIT, c->pos, "more than %u decode steps", ETL_SCHEMA_MAX_STEPS);
-    }
-    return i;
-}
-
-static uint32_t add_step(tl_ctx *c, const etl_schema_step *st)
-{
-    return checked(c, etl_schema_builder_add_step(c->b, st));
-}
-
-static uint32_t close_container(tl_ctx *c, uint32_t begin, uint8_t end_op)
-{
-    return checked(c, etl_schema_builder_close(c->b, begin, end_op));
 }
 
 /* Size rule of a TraceLogging in-type (5.4); false for types that carry no payload rule. */
@@ -202,14 +159,14 @@ static bool compile_field(tl_ctx *c, uint8_t depth)
     char what[80];
     snprintf(what, sizeof what, "field '%.*s'", (int)(name_len > 40 ? 40 : name_len), (const char *)c->m + name_start);
     if (++c->fields > ETL_SCHEMA_MAX_FIELDS)
-        return fail(c, ETL_ERR_LIMIT, at, "more than %u fields", ETL_SCHEMA_MAX_FIELDS);
+        return etl_schema_builder_fail(c->b, ETL_ERR_LIMIT, at, "more than %u fields", ETL_SCHEMA_MAX_FIELDS);
     if (c->pos >= c->end)
-        return fail(c, ETL_ERR_TRUNCATED, c->pos, "%s has no type", what);
+        return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "%s has no type", what);
     uint8_t in_meta = c->m[c->pos++], out_meta = 0;
     uint32_t tag = 0;
     if (in_meta & ETL_TL_CHAIN) {
         if (c->pos >= c->end)
-            return fail(c, ETL_ERR_TRUNCATED, c->pos, "%s out-type runs past the metadata", what);
+            return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "%s out-type runs past the metadata", what);
         out_meta = c->m[c->pos++];
         if ((out_meta & ETL_TL_CHAIN) && !read_tags(c, what, &tag))
             return false;
@@ -220,14 +177,14 @@ static bool compile_field(tl_ctx *c, uint8_t depth)
     uint16_t schema_len = 0;
     if (kind == ETL_TL_IN_CCOUNT) {
         if (!etl_u16_at(c->m, c->end, c->pos, &ccount))
-            return fail(c, ETL_ERR_TRUNCATED, c->pos, "%s array count runs past the metadata", what);
+            return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "%s array count runs past the metadata", what);
         c->pos += 2;
     } else if (kind == ETL_TL_IN_CUSTOM) {
         if (!etl_u16_at(c->m, c->end, c->pos, &schema_len))
-            return fail(c, ETL_ERR_TRUNCATED, c->pos, "%s custom schema size runs past the metadata", what);
+            return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "%s custom schema size runs past the metadata", what);
         c->pos += 2;
         if (!etl_span_ok(c->end, c->pos, schema_len))
-            return fail(c, ETL_ERR_TRUNCATED, c->pos, "%s custom schema (%u bytes) runs past the metadata", what,
+            return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "%s custom schema (%u bytes) runs past the metadata", what,
                         schema_len);
         schema_at = c->pos;
         c->pos += schema_len;
@@ -237,11 +194,11 @@ static bool compile_field(tl_ctx *c, uint8_t depth)
     uint8_t rule = 0;
     uint16_t size = 0;
     if (!is_struct && kind != ETL_TL_IN_CUSTOM && !size_rule(in, c->pointer_size, &rule, &size))
-        return fail(c, ETL_ERR_CORRUPT, at, "%s has unknown in-type %u", what, in);
+        return etl_schema_builder_fail(c->b, ETL_ERR_CORRUPT, at, "%s has unknown in-type %u", what, in);
     if (is_struct && !(in_meta & ETL_TL_CHAIN))
-        return fail(c, ETL_ERR_CORRUPT, at, "%s is a struct without a member count", what);
+        return etl_schema_builder_fail(c->b, ETL_ERR_CORRUPT, at, "%s is a struct without a member count", what);
     if (is_struct && kind == ETL_TL_IN_CUSTOM)
-        return fail(c, ETL_ERR_CORRUPT, at, "%s is a struct with a custom serializer", what);
+        return etl_schema_builder_fail(c->b, ETL_ERR_CORRUPT, at, "%s is a struct with a custom serializer", what);
 
     uint32_t name = etl_schema_builder_add_string(c->b, (const char *)c->m + name_start, name_len);
     bool is_array = kind == ETL_TL_IN_CCOUNT || kind == ETL_TL_IN_VCOUNT;
@@ -252,19 +209,15 @@ static bool compile_field(tl_ctx *c, uint8_t depth)
 
     if (is_array) {
         if (depth >= ETL_SCHEMA_MAX_DEPTH)
-            return fail(c, ETL_ERR_LIMIT, at, "%s nests deeper than %u", what, ETL_SCHEMA_MAX_DEPTH);
-        etl_schema_step st = {0};
-        st.op = ETL_OP_ARRAY_BEGIN;
+            return etl_schema_builder_fail(c->b, ETL_ERR_LIMIT, at, "%s nests deeper than %u", what, ETL_SCHEMA_MAX_DEPTH);
+        etl_schema_step st = etl_schema_step_init(ETL_OP_ARRAY_BEGIN, name, depth, 0);
         st.count_rule = kind == ETL_TL_IN_CCOUNT ? ETL_COUNT_CONST : ETL_COUNT_U16;
         st.count = ccount;
         st.in_type = (uint16_t)in;
         st.out_type = out;
         st.raw_out = raw_out;
-        st.depth = depth;
-        st.name = name;
         st.tag = tag;
-        st.match = UINT32_MAX;
-        if ((array_at = add_step(c, &st)) == UINT32_MAX)
+        if ((array_at = etl_schema_builder_add_step(c->b, &st, c->pos)) == UINT32_MAX)
             return false;
         elem_depth = (uint8_t)(depth + 1);
     }
@@ -272,61 +225,42 @@ static bool compile_field(tl_ctx *c, uint8_t depth)
 
     if (is_struct) {
         if (elem_depth >= ETL_SCHEMA_MAX_DEPTH)
-            return fail(c, ETL_ERR_LIMIT, at, "%s nests deeper than %u", what, ETL_SCHEMA_MAX_DEPTH);
+            return etl_schema_builder_fail(c->b, ETL_ERR_LIMIT, at, "%s nests deeper than %u", what, ETL_SCHEMA_MAX_DEPTH);
         unsigned members = out_meta & 0x7F;
-        etl_schema_step st = {0};
-        st.op = ETL_OP_STRUCT_BEGIN;
+        etl_schema_step st = etl_schema_step_init(ETL_OP_STRUCT_BEGIN, name, elem_depth, elem_flag);
         st.in_type = ETL_IN_STRUCT;
         st.count = (uint16_t)members;
-        st.depth = elem_depth;
-        st.flags = elem_flag;
-        st.name = name;
         st.tag = tag;
-        st.match = UINT32_MAX;
-        uint32_t begin = add_step(c, &st);
+        uint32_t begin = etl_schema_builder_add_step(c->b, &st, c->pos);
         if (begin == UINT32_MAX)
             return false;
         if (!compile_fields(c, members, false, (uint8_t)(elem_depth + 1), name))
             return false;
-        if (close_container(c, begin, ETL_OP_STRUCT_END) == UINT32_MAX)
-            return false;
-    } else if (kind == ETL_TL_IN_CUSTOM) {
-        etl_schema_step st = {0};
-        st.op = ETL_OP_CUSTOM;
-        /* the payload is laid out like COUNTEDBINARY (u16 byte count + bytes); the in-type's low
-         * bits name the custom protocol and are kept in raw_out's place for display */
-        st.in_type = ETL_IN_COUNTEDBINARY;
-        st.size_rule = ETL_SIZE_COUNTED16;
-        st.raw_out = (uint8_t)in;
-        st.depth = elem_depth;
-        st.flags = elem_flag;
-        st.name = name;
-        st.tag = tag;
-        st.data = etl_schema_builder_add_bytes(c->b, c->m + schema_at, schema_len);
-        st.data_len = schema_len;
-        if (add_step(c, &st) == UINT32_MAX)
+        if (etl_schema_builder_close(c->b, begin, ETL_OP_STRUCT_END, c->pos) == UINT32_MAX)
             return false;
     } else {
-        etl_schema_step st = {0};
-        st.op = ETL_OP_VALUE;
-        st.size_rule = rule;
-        st.size = size;
-        st.in_type = (uint16_t)in;
-        st.out_type = out;
-        st.raw_out = raw_out;
-        st.depth = elem_depth;
-        st.flags = elem_flag;
-        st.name = name;
+        etl_schema_step st = etl_schema_step_init(ETL_OP_VALUE, name, elem_depth, elem_flag);
         st.tag = tag;
-        if (add_step(c, &st) == UINT32_MAX)
+        if (kind == ETL_TL_IN_CUSTOM) {
+            /* the payload is laid out like COUNTEDBINARY (u16 byte count + bytes); the in-type's
+             * low bits name the custom protocol and are kept in raw_out's place for display */
+            st.op = ETL_OP_CUSTOM;
+            st.in_type = ETL_IN_COUNTEDBINARY;
+            st.size_rule = ETL_SIZE_COUNTED16;
+            st.raw_out = (uint8_t)in;
+            st.data = etl_schema_builder_add_bytes(c->b, c->m + schema_at, schema_len);
+            st.data_len = schema_len;
+        } else {
+            st.size_rule = rule;
+            st.size = size;
+            st.in_type = (uint16_t)in;
+            st.out_type = out;
+            st.raw_out = raw_out;
+        }
+        if (etl_schema_builder_add_step(c->b, &st, c->pos) == UINT32_MAX)
             return false;
     }
-
-    if (is_array && close_container(c, array_at, ETL_OP_ARRAY_END) == UINT32_MAX)
-        return false;
-    if (c->b->failed_nomem)
-        return fail(c, ETL_ERR_NOMEM, at, "out of memory");
-    return true;
+    return etl_schema_builder_end_field(c->b, array_at, c->pos);
 }
 
 /* n logical fields (or, with `all`, every field up to the end of the metadata). */
@@ -336,7 +270,7 @@ static bool compile_fields(tl_ctx *c, uint32_t n, bool all, uint8_t depth, uint3
         if (c->pos >= c->end) {
             if (all)
                 return true;
-            return fail(c, ETL_ERR_TRUNCATED, c->pos, "struct '%.40s' declares %u members, %u present",
+            return etl_schema_builder_fail(c->b, ETL_ERR_TRUNCATED, c->pos, "struct '%.40s' declares %u members, %u present",
                         c->b->strings + struct_name,
                         n, k);
         }
@@ -355,11 +289,11 @@ etl_status etl_tl_compile(etl_schema_builder *b, const uint8_t *meta, size_t len
     tl_ctx c = {.b = b, .m = meta, .end = len, .pointer_size = pointer_size};
     uint16_t declared = 0;
     if (!meta || !etl_u16_at(meta, len, 0, &declared)) {
-        fail(&c, ETL_ERR_TRUNCATED, 0, "metadata shorter than its size field");
+        etl_schema_builder_fail(b, ETL_ERR_TRUNCATED, 0, "metadata shorter than its size field");
     } else if (declared < 4) {
-        fail(&c, ETL_ERR_CORRUPT, 0, "metadata size %u is too small", declared);
+        etl_schema_builder_fail(b, ETL_ERR_CORRUPT, 0, "metadata size %u is too small", declared);
     } else if (declared > ETL_TL_MAX_METADATA) {
-        fail(&c, ETL_ERR_LIMIT, 0, "metadata size %u exceeds %u", declared, ETL_TL_MAX_METADATA);
+        etl_schema_builder_fail(b, ETL_ERR_LIMIT, 0, "metadata size %u exceeds %u", declared, ETL_TL_MAX_METADATA);
     } else {
         /* Bytes after the declared size are not metadata; a declared size past the bytes
          * present is damage, reported once whatever fits has compiled. */
@@ -371,17 +305,10 @@ etl_status etl_tl_compile(etl_schema_builder *b, const uint8_t *meta, size_t len
             b->event_tags = tags;
             b->event_name = etl_schema_builder_add_string(b, (const char *)meta + name_start, name_len);
             if (compile_fields(&c, 0, true, 0, 0) && declared > len)
-                fail(&c, ETL_ERR_TRUNCATED, len, "metadata size %u exceeds the %zu bytes present", declared, len);
+                etl_schema_builder_fail(b, ETL_ERR_TRUNCATED, len, "metadata size %u exceeds the %zu bytes present", declared, len);
         }
     }
-    if (b->failed_nomem)
-        fail(&c, ETL_ERR_NOMEM, c.pos, "out of memory");
-    if (!c.failed)
-        return ETL_OK;
-    if (c.code == ETL_ERR_NOMEM)
-        return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory compiling TraceLogging metadata");
-    etl_schema_builder_unsupported(b, "%s", c.reason); /* also closes what the damage left open */
-    return etl_fail(err, c.code, c.fail_at, "TraceLogging metadata: %s", c.reason);
+    return etl_schema_builder_conclude(b, "TraceLogging metadata", "TraceLogging metadata", err);
 }
 
 bool etl_tl_event_name(const uint8_t *meta, size_t len, const char **name, size_t *name_len)

@@ -210,7 +210,7 @@ static void test_damaged_and_generic(void)
     st.in_type = ETL_IN_UINT32;
     st.size = 4;
     st.name = etl_schema_builder_add_string(&b, "Value", 5);
-    etl_schema_builder_add_step(&b, &st);
+    etl_schema_builder_add_step(&b, &st, 0);
     b.field_count = 1;
     uint32_t before = etl_schema_cache_count(c);
     const uint8_t key[4] = {1, 2, 3, 4};
