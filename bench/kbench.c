@@ -8,7 +8,7 @@
  * Each file is read into memory and framed once; its records are copied aside (the record's
  * header fields, extended items and bytes), so the timed rows are the decoder's cost alone:
  * framing and inflating are not in them (bench/etlbench measures those).  Before collecting, the
- * registry reads the trace once for the schemas it carries (etl_registry_prescan), as etldump does.
+ * registry reads the trace once for the schemas it carries (etl_prescan with etl_registry_observer), as etldump does.
  * Rows, per class of event (classic, manifest, TraceLogging, all), each the best of N runs (CPU):
  *   copy         the record header copied into the etl_record a reader would hand out, alone
  *   lookup       copy + the schema lookup (a hit)
@@ -41,6 +41,7 @@ extern char **environ;
 #include "etl.h"
 #include "fields.h"
 #include "schema_cache.h"
+#include "prescan.h"
 #include "registry.h"
 #include "value_format.h"
 
@@ -337,7 +338,8 @@ int main(int argc, char **argv)
             etl_registry_add_path(s, mpath);
         etl_error err;
         etl_reader *r = bench_open_memory("kbench", &m);
-        etl_registry_prescan(s, r, &err);
+        const etl_observer obs = etl_registry_observer(s);
+        etl_prescan(r, &obs, 1, &err);
         drain_problems(r);
         etl_reader_close(r);
         trace t = {0};

@@ -102,6 +102,7 @@
 #include "fields.h"
 #include "json.h"
 #include "message.h"
+#include "prescan.h"
 #include "procs.h"
 #include "schema_cache.h"
 #include "registry.h"
@@ -872,37 +873,13 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
     json_end_object(j);
 }
 
-/* One pass over the trace before decoding: the schemas it carries (MetaData records,
- * EventSource manifest chunks) and its process and thread events, so that every record
- * decodes and is named whatever its position. */
+/* One pass over the trace before decoding (prescan.h): the schemas it carries (MetaData
+ * records, EventSource manifest chunks) and its process and thread events, so that every
+ * record decodes and is named whatever its position. */
 static etl_status prescan(decode_ctx *d, const char *path, etl_error *err)
 {
-    etl_options opt = {0};
-    opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
-    etl_reader *r;
-    etl_status st = etl_reader_open_file(path, &opt, &r, err);
-    if (st != ETL_OK)
-        return st;
-    etl_record rec;
-    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
-        switch (rec.header_type) {
-        case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
-            etl_registry_observe(d->schemas, &rec, NULL);
-            break;
-        case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64:
-            etl_registry_observe(d->schemas, &rec, NULL);
-            etl_procs_observe(d->procs, &rec);
-            break;
-        default:
-            etl_procs_observe(d->procs, &rec);
-            break;
-        }
-    }
-    etl_error p;
-    while (etl_reader_next_problem(r, &p))
-        ; /* damage is the decoding pass's to report */
-    etl_reader_close(r);
-    return st == ETL_END ? ETL_OK : st;
+    const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs) };
+    return etl_prescan_file(path, obs, sizeof obs / sizeof obs[0], err);
 }
 
 /* ---- main ------------------------------------------------------------------------------- */
