@@ -8,7 +8,7 @@
  *                 compare the definitions of providers two files share (CPU and wall time)
  * Per FILE (read into memory first; its manifest events - EVENT_HEADER records without
  * TraceLogging metadata that some source describes - copied aside):
- *   prescan       etl_registry_prescan over the whole trace (MetaData records, EventSource chunks)
+ *   prescan       etl_prescan (registry observer) over the trace (MetaData records, EventSource chunks)
  *   compile       the first lookup of every distinct key: resolve and compile (ms for all)
  *   items         registry lookup (a hit) + every item of the event through the enumerator
  *   items/warm    the enumerator alone, schemas already in hand
@@ -24,6 +24,7 @@
 #include "etl.h"
 #include "fields.h"
 #include "schema_cache.h"
+#include "prescan.h"
 #include "registry.h"
 #include "value_format.h"
 
@@ -150,7 +151,8 @@ int main(int argc, char **argv)
         etl_error err;
         double t0 = bench_cpu_now();
         etl_reader *r = bench_open_memory("mfbench", &m);
-        etl_registry_prescan(s, r, &err);
+        const etl_observer obs = etl_registry_observer(s);
+        etl_prescan(r, &obs, 1, &err);
         etl_reader_close(r);
         double prescan = bench_cpu_now() - t0;
         events e = {0};

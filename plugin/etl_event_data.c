@@ -23,6 +23,7 @@
 #include "fields.h"
 #include "manifest.h"
 #include "message.h"
+#include "prescan.h"
 #include "schema_cache.h"
 #include "registry.h"
 #include "tl_schema.h"
@@ -32,6 +33,7 @@
 
 #include "etl_event_data.h"
 #include "etl_fields.h"
+#include "etl_prescan.h"
 #include "etl_wsconv.h"
 
 /* Bytes of a value's text shown in its tree label (Wireshark cuts labels at 240 anyway). */
@@ -76,12 +78,10 @@ static etl_schema_cache *etls_cache;
 /* The schema registry of manifest events for the open capture file (registry.h), filling
  * etls_cache: the manifest files of the search path (preference etl.manifest_path, then
  * $ETLSHARK_MANIFEST_PATH), then the EventSource manifests and carried schemas of the file,
- * collected by a prescan of the file before its first frame is dissected. */
+ * collected by the prescan of the file before its first frame is dissected (etl_prescan.h). */
 static etl_registry *etls_schemas;
 /* The preference etl.manifest_path (':'-separated manifest files and folders). */
 static const char *etls_pref_manifest_path = "";
-/* The schemas the file carries have been collected (or cannot be: see etls_observe). */
-static bool etls_prescan_done;
 /* No file to prescan (a pipe, a compressed file, a frame from elsewhere): the first pass
  * feeds schema-carrying records to the registry as they come instead, so events before their
  * schema decode on redissection only. */
@@ -1002,53 +1002,37 @@ etls_prefs_apply(void)
     etls_register_manifest_fields();
 }
 
-/* The dissector is not told which file it dissects: the file reader (etl_wiretap.c) names the
- * trace in the description of the capture's one interface (ETLS_IDB_TRACE_PREFIX), which
- * epan gives every dissector. */
-const char *
-etls_trace_path(packet_info *pinfo)
-{
-    const char *desc = etls_interface_description(pinfo);
-    size_t plen = strlen(ETLS_IDB_TRACE_PREFIX);
-
-    if (desc != NULL && strncmp(desc, ETLS_IDB_TRACE_PREFIX, plen) == 0 && desc[plen] != '\0')
-        return desc + plen;
-    return NULL;
-}
-
 etl_registry *
 etls_event_data_schemas(void)
 {
     return etls_schemas;
 }
 
-/* Collect the schemas the capture file carries, once per file, before the first lookup: the
- * registry prescans the file with its own reader. */
-static void
-etls_prescan(packet_info *pinfo)
+/* The prescan's client (etl_prescan.h): the schemas the capture file carries (MetaData
+ * records, EventSource manifest chunks) go to the registry before the first lookup. */
+static bool
+etls_schemas_observer(etl_observer *out)
 {
-    const char *path = etls_trace_path(pinfo);
+    if (etls_schemas == NULL)
+        return false;
+    *out = etl_registry_observer(etls_schemas);
+    return true;
+}
 
-    etls_prescan_done = true;
-    if (path != NULL) {
-        etl_error err;
-
-        memset(&err, 0, sizeof err);
-        if (etl_registry_prescan_file(etls_schemas, path, &err) == ETL_OK)
-            return;
-        ws_warning("etlshark: %s: collecting the schemas the trace carries: %s; schemas are "
-                   "taken from the frames as they are dissected instead", path, err.message);
-    }
+static void
+etls_schemas_stream(void)
+{
     etls_observe = true;
 }
+
+static const etls_prescan_client etls_schemas_client = { etls_schemas_observer, etls_schemas_stream };
 
 void
 etls_event_data_record(packet_info *pinfo, const etl_record *rec)
 {
     if (etls_schemas == NULL)
         return;
-    if (!etls_prescan_done)
-        etls_prescan(pinfo);
+    etls_prescan_once(pinfo);
     if (etls_observe && !PINFO_FD_VISITED(pinfo)) {
         etl_error err;
 
@@ -1303,7 +1287,6 @@ etls_event_data_init(void)
                                       : NULL;
     if (etls_schemas != NULL)
         etls_add_manifest_paths(etls_schemas);
-    etls_prescan_done = false;
     etls_observe = false;
 }
 
@@ -1404,6 +1387,7 @@ etls_event_data_register(int proto, expert_module_t *expert)
     register_init_routine(etls_event_data_init);
     register_cleanup_routine(etls_event_data_cleanup);
     register_shutdown_routine(etls_event_data_shutdown);
+    etls_prescan_register(&etls_schemas_client);
 
     prefs = prefs_register_protocol(proto, etls_prefs_apply);
     prefs_register_string_preference(prefs, "manifest_path", "Manifest search path",

@@ -24,8 +24,8 @@
  * etl.opcode_name, etl.level_name, etl.channel_name, etl.keywords_name, etl.message and
  * etl.schema_version; with no schema, expert info etl.expert.schema_missing.  The registry reads
  * the preference etl.manifest_path, then $ETLSHARK_MANIFEST_PATH, then the schemas the capture
- * file carries (prescanned from the path the reader puts in the interface description,
- * etl_frame.h ETLS_IDB_TRACE_PREFIX).  The typed fields of every manifest event on the path are
+ * file carries (the one prescan of etl_prescan.h, of the path the reader puts in the interface
+ * description, etl_frame.h ETLS_IDB_TRACE_PREFIX).  The typed fields of every manifest event on the path are
  * registered at start-up, so -Y can use them in the first run.
  *
  * Classic records (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE headers: kernel events) take
@@ -59,13 +59,10 @@ typedef struct etls_event_summary {
  * the dynamic field store, and the per-file init/cleanup of the schema cache. */
 void etls_event_data_register(int proto, expert_module_t *expert);
 
-/* For every framed record, before anything else is dissected from it: collects the schemas
- * the capture file carries (once per file, at its first frame) for manifest events. */
+/* For every framed record, before anything else is dissected from it: at the file's first
+ * frame, the prescan (etl_prescan.h) that collects the schemas the file carries for manifest
+ * events; without one, the schemas of this record. */
 void etls_event_data_record(packet_info *pinfo, const etl_record *rec);
-
-/* The capture file's path from the interface description the reader wrote
- * (ETLS_IDB_TRACE_PREFIX), or NULL (a pipe, a file from elsewhere). */
-const char *etls_trace_path(packet_info *pinfo);
 
 /* The open capture file's schema registry (NULL before the first file or when out of memory). */
 struct etl_registry;

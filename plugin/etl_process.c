@@ -15,11 +15,13 @@
 #include <epan/proto_data.h>
 
 #include "etl.h"
+#include "prescan.h"
 #include "procs.h"
 #include "registry.h"
 #include "stack_links.h"
 
 #include "etl_event_data.h"
+#include "etl_prescan.h"
 #include "etl_process.h"
 
 /* p_add_proto_data key of a frame's etls_frame_ctx (etl_event_data.c uses 0). */
@@ -38,8 +40,7 @@ static int hf_etl_stack_frame = -1;
 static etl_procs *etls_procs;
 /* Events of the first pass by (raw timestamp, thread), to find a stack walk's event. */
 static etl_stack_links *etls_links;
-/* The table was set up for this file (prescanned, or fed in the first pass: etls_feed). */
-static bool etls_started;
+/* No prescan of this file: the first pass feeds the table. */
 static bool etls_feed;
 /* Frame number of an event -> wmem_array_t of the StackWalk frames that carry its stack
  * (file scope: reset per capture file). */
@@ -54,15 +55,14 @@ typedef struct etls_frame_ctx {
     uint32_t stack_of;    /* StackWalk events: the frame of their event; 0 when none */
 } etls_frame_ctx;
 
-static void
-etls_start(packet_info *pinfo)
+/* The prescan's client (etl_prescan.h): the file's process table, fed by the prescan. */
+static bool
+etls_procs_observer(etl_observer *out)
 {
     etl_registry *schemas = etls_event_data_schemas();
-    const char *path = etls_trace_path(pinfo);
 
-    etls_started = true;
     if (schemas == NULL)
-        return;
+        return false;
     etls_procs = etl_procs_new(schemas);
     etls_links = etl_stack_links_new(0);
     if (etls_procs == NULL || etls_links == NULL) {
@@ -70,19 +70,20 @@ etls_start(packet_info *pinfo)
                    "links are not shown");
         etl_procs_free(etls_procs);
         etls_procs = NULL;
-        return;
+        return false;
     }
-    if (path != NULL) {
-        etl_error err;
+    *out = etl_procs_observer(etls_procs);
+    return true;
+}
 
-        memset(&err, 0, sizeof err);
-        if (etl_procs_prescan_file(etls_procs, path, &err) == ETL_OK)
-            return;
-        ws_warning("etlshark: %s: collecting the trace's processes: %s; processes are taken "
-                   "from the frames as they are dissected instead", path, err.message);
-    }
+/* No prescan: the first pass feeds the table. */
+static void
+etls_procs_stream(void)
+{
     etls_feed = true;
 }
+
+static const etls_prescan_client etls_procs_client = { etls_procs_observer, etls_procs_stream };
 
 /* The first pass over a frame: its process, and the stack-walk link. */
 static etls_frame_ctx *
@@ -136,8 +137,7 @@ etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     wmem_array_t *walks;
     proto_item *ti;
 
-    if (!etls_started)
-        etls_start(pinfo);
+    etls_prescan_once(pinfo);
     if (etls_procs == NULL)
         return;
     fc = (etls_frame_ctx *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto,
@@ -186,7 +186,6 @@ etls_process_init(void)
 {
     etls_procs = NULL;
     etls_links = NULL;
-    etls_started = false;
     etls_feed = false;
 }
 
@@ -219,6 +218,7 @@ etls_process_register(int proto)
     proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
     register_init_routine(etls_process_init);
     register_cleanup_routine(etls_process_cleanup);
+    etls_prescan_register(&etls_procs_client);
     etls_stacks_of_event = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
                                                   g_direct_hash, g_direct_equal);
 }

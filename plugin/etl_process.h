@@ -17,8 +17,8 @@
  *   etl.stack_frame    on that event: the StackWalk frame(s); known once the first pass has
  *                      seen the stack walk, i.e. with tshark -2 and in the GUI
  *
- * The process table is filled by a prescan of the capture file (the path the reader puts in
- * the interface description, like the schema prescan of etl_event_data.c); without a file (a
+ * The process table is filled by the capture file's one prescan (etl_prescan.h: the path the
+ * reader puts in the interface description, read once for the schemas and the processes); without a file (a
  * pipe) the first pass feeds it the records as they come, so a process is named from its first
  * Process/Thread event on.  What a frame gets is decided in the first pass and kept with the
  * frame, so redissection (two-pass, the GUI) shows the same.  Everything lives in the capture

@@ -602,24 +602,6 @@ void etl_procs_observe(etl_procs *p, const etl_record *rec)
     observe_process(p, rec, s, kind, thread);
 }
 
-etl_status etl_procs_prescan_file(etl_procs *p, const char *path, etl_error *err)
-{
-    etl_options opt = {0};
-    opt.order = ETL_ORDER_FILE; /* no merge needed: observations are sorted per id */
-    etl_reader *r;
-    etl_status st = etl_reader_open_file(path, &opt, &r, err);
-    if (st != ETL_OK)
-        return st;
-    etl_record rec;
-    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK)
-        etl_procs_observe(p, &rec);
-    etl_error e;
-    while (etl_reader_next_problem(r, &e))
-        ; /* damage is the decoding pass's to report */
-    etl_reader_close(r);
-    return st == ETL_END ? ETL_OK : st;
-}
-
 /* ---- lookups ------------------------------------------------------------------------------ */
 
 const char *etl_procs_name_at(etl_procs *p, uint32_t pid, int64_t ts_raw)

@@ -31,8 +31,8 @@
  * kernel logged it ("svchost.exe", "System", "Idle"); processes 0 and 4 are "Idle" and "System"
  * when no process event names them (Windows' fixed ids since XP).
  *
- * Feeding: a pre-scan of the whole trace (etl_procs_prescan_file, or etl_procs_observe on
- * every record) before lookups makes everything known everywhere; a streaming reader feeds
+ * Feeding: a pre-scan of the whole trace (prescan.h with etl_procs_observer, or
+ * etl_procs_observe on every record) before lookups makes everything known everywhere; a streaming reader feeds
  * records as they come, and then later rundowns only help later records.  Records may come in
  * any order (file order or time order).  Lookups allocate nothing; lifetimes of an id are
  * rebuilt once after new events of that id arrive.
@@ -103,8 +103,7 @@ void etl_procs_free(etl_procs *p);
 
 /* Take a record if it is a Process or Thread event (anything else is passed over cheaply). */
 void etl_procs_observe(etl_procs *p, const etl_record *rec);
-/* Pre-scan a file: its own reader, in file order, every record through etl_procs_observe. */
-etl_status etl_procs_prescan_file(etl_procs *p, const char *path, etl_error *err);
+/* A whole trace before lookups: etl_prescan (prescan.h) with etl_procs_observer. */
 
 typedef struct etl_proc_info {
     uint32_t pid, tid;        /* ETL_NO_ID when unknown */

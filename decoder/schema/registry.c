@@ -498,35 +498,6 @@ etl_status etl_registry_observe(etl_registry *s, const etl_record *rec, etl_erro
     return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "the record carries no schema");
 }
 
-etl_status etl_registry_prescan(etl_registry *s, etl_reader *r, etl_error *err)
-{
-    etl_record rec;
-    etl_status st;
-    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
-        /* only EVENT_HEADER (chunks) and classic full headers (MetaData) can carry schemas */
-        if (rec.header_type == ETL_HT_EVENT_HEADER32 || rec.header_type == ETL_HT_EVENT_HEADER64 ||
-            rec.header_type == ETL_HT_FULL_HEADER32 || rec.header_type == ETL_HT_FULL_HEADER64)
-            etl_registry_observe(s, &rec, NULL);
-    }
-    etl_error p;
-    while (etl_reader_next_problem(r, &p))
-        ; /* damage is the decoding pass's to report */
-    return st == ETL_END ? ETL_OK : st;
-}
-
-etl_status etl_registry_prescan_file(etl_registry *s, const char *path, etl_error *err)
-{
-    etl_options opt = {0};
-    opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
-    etl_reader *r;
-    etl_status st = etl_reader_open_file(path, &opt, &r, err);
-    if (st != ETL_OK)
-        return st;
-    st = etl_registry_prescan(s, r, err);
-    etl_reader_close(r);
-    return st;
-}
-
 /* ---- lookup -------------------------------------------------------------------------------- */
 
 const char *etl_registry_provider_name(etl_registry *s, const etl_guid *g)

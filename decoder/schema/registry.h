@@ -35,10 +35,11 @@
  * etl_registry_lookup_classic); WPP records get no schema here; TraceLogging events describe
  * themselves (fields.h) and are not looked up here.
  *
- * Schemas in the trace can come after the events that need them: etl_registry_prescan reads a
- * trace once (cheaply: records are framed, nothing is decoded) collecting MetaData records and
- * EventSource manifest chunks, so that every event then decodes whatever its position.  A
- * reader that streams instead feeds records to etl_registry_observe as they come; keys that
+ * Schemas in the trace can come after the events that need them: the prescan (prescan.h, with
+ * etl_registry_observer) reads a trace once (cheaply: records are framed, nothing is decoded)
+ * handing MetaData records and EventSource manifest chunks to etl_registry_observe, so that
+ * every event then decodes whatever its position.  A reader that streams instead feeds
+ * records to etl_registry_observe as they come; keys that
  * missed before a new source arrived are looked up again (the negative cache is emptied).
  *
  * Not thread-safe, like the cache it fills. */
@@ -110,10 +111,7 @@ etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size
  * chunk): ETL_OK when taken, ETL_ERR_NOT_FOUND when the record carries none, or the reason a
  * schema-carrying record was refused (malformed; reported too). */
 etl_status etl_registry_observe(etl_registry *s, const etl_record *rec, etl_error *err);
-/* Read a whole trace from `r` (which it leaves at its end) through etl_registry_observe. */
-etl_status etl_registry_prescan(etl_registry *s, etl_reader *r, etl_error *err);
-/* The same on a file: opens its own reader in file order (no timestamp merge). */
-etl_status etl_registry_prescan_file(etl_registry *s, const char *path, etl_error *err);
+/* A whole trace before decoding: etl_prescan (prescan.h) with etl_registry_observer. */
 
 /* ---- lookup ------------------------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@ against the corpus's expected.json (counts found by an independent scanner).
 
 TEST is one of: open empty formats providers twopass inputs capinfos malformed damage gui
 tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfmissing mftwopass
-mfbadmanifest kernel kernelfilter process stacks all.
+mfbadmanifest kernel kernelfilter process prescan stacks all.
 The mf* tests (manifest events) also need --etldump (the oracle) and the manifests (--manifests);
 so do the kernel, process and stack tests (--etldump).
 
@@ -1981,6 +1981,60 @@ def test_process(env):
     print(f"  ok from a pipe: {same} frames named as from the file, none differently")
 
 
+def _reads_per_opening(trace_out, path):
+    """From an `strace -f -y` log: per opening of `path`, in order, the bytes read through it."""
+    opened = []       # bytes read per opening
+    op = re.compile(r'^(\d+)\s+openat\(.*"' + re.escape(path) + r'", [^)]*\) = (\d+)')
+    rd = re.compile(r'^(\d+)\s+(?:read|pread64)\((\d+)<' + re.escape(path) + r'>, .*\) = (\d+)$')
+    cl = re.compile(r'^(\d+)\s+close\((\d+)<' + re.escape(path) + r'>\)')
+    fds = {}          # fd -> index (threads share the table: keyed by fd alone)
+    with open(trace_out, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = op.match(line)
+            if m:
+                fds[m.group(2)] = len(opened)
+                opened.append(0)
+                continue
+            m = rd.match(line)
+            if m and m.group(2) in fds:
+                opened[fds[m.group(2)]] += int(m.group(3))
+                continue
+            m = cl.match(line)
+            if m:
+                fds.pop(m.group(2), None)
+    return opened
+
+
+def test_prescan(env):
+    """Wireshark reads a trace once before its first frame: besides Wireshark's own file handle
+    (the reader plugin's, the first opening of the file), the dissector opens and reads the file
+    exactly once - one prescan for the schemas the trace carries and its processes alike (traced
+    with strace: the bytes read through each opening of the capture, up to the first frame)."""
+    if not shutil.which("strace"):
+        print("SKIP: strace is not installed (tests/install-deps.sh installs it)")
+        return SKIP
+    for name in (NET452, "tx_BondEtwSample_eventsource.etl"):
+        path = env.capture(name)
+        home = env.fresh_home()
+        log = os.path.join(home, "strace.log")
+        _, out, _ = env.run(["strace", "-f", "-y", "-qq", "-e", "trace=openat,read,pread64,close", "-o", log,
+                             env.args.tshark, "-r", path, "-c", "1"], home=home)
+        check(out.strip(), f"{name}: tshark -c 1 printed no frame")
+        opened = _reads_per_opening(log, path)
+        check(len(opened) >= 1, f"{name}: strace saw no opening of the capture")
+        reads = [n for n in opened[1:] if n > 0]
+        check(len(reads) == 1, f"{name}: besides Wireshark's own handle the file was read {len(reads)} times "
+              f"before the first frame (bytes per opening: {opened}); expected one prescan")
+        print(f"  ok {name}: read once by the prescan; bytes per opening {opened}")
+    # the prescan's findings are used: names of processes (procs) and manifest events (registry)
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(NET452), "-c", "300", "-T", "fields",
+                         "-e", "etl.process_name", "-e", "etl.event_name"])
+    rows = [line.split("\t") for line in out.splitlines()]
+    check(any(r[0] for r in rows) and any(len(r) > 1 and r[1] for r in rows),
+          f"{NET452}: no process or event names in the first 300 frames")
+    print("  ok process and event names from the one prescan")
+
+
 def test_stacks(env):
     """StackWalk events point to their event (etl.stack_of: same raw timestamp and thread), the
     event back to them (etl.stack_frame, with -2); the links are etldump's."""
@@ -2047,13 +2101,16 @@ TESTS = {
     "kernelcrafted": test_kernelcrafted,
     "kernelfilter": test_kernelfilter,
     "process": test_process,
+    "prescan": test_prescan,
     "stacks": test_stacks,
 }
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reader", required=True, help="built etl_reader.so (wiretap plugin)")
+    ap.add_argument("--reader", help="built etl_reader.so (wiretap plugin)")
+    ap.add_argument("--no-reader", metavar="REASON",
+                    help="the reader was not built (degraded build): skip (77), printing REASON")
     ap.add_argument("--dissector", required=True, help="built etl_dissector.so (epan plugin)")
     ap.add_argument("--captures", required=True, help="folder with the .etl corpus and expected.json")
     ap.add_argument("--tshark", default="tshark")
@@ -2069,6 +2126,11 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("tests", nargs="+", choices=sorted(TESTS) + ["all"])
     args = ap.parse_args()
+    if args.no_reader is not None:
+        print(f"SKIP: every test here opens .etl files through the file reader; {args.no_reader}")
+        return SKIP
+    if not args.reader:
+        ap.error("--reader or --no-reader is required")
     if not args.goldens:
         args.goldens = os.path.join(os.path.dirname(os.path.abspath(args.captures)), "goldens")
     if not args.manifests:

@@ -30,6 +30,7 @@
 #include "classic.h"
 #include "etl.h"
 #include "etlwriter.h"
+#include "prescan.h"
 #include "procs.h"
 #include "schema_cache.h"
 #include "registry.h"
@@ -137,7 +138,8 @@ static void test_golden(const char *captures, const char *goldens)
     ctx c;
     ctx_init(&c);
     etl_error err;
-    CHECK(etl_procs_prescan_file(c.procs, path, &err) == ETL_OK);
+    const etl_observer obs = etl_procs_observer(c.procs);
+    CHECK(etl_prescan_file(path, &obs, 1, &err) == ETL_OK);
     const etl_procs_stats *st = etl_procs_get_stats(c.procs);
     printf("net452: %" PRIu64 " process events, %" PRIu64 " thread events, %u processes, %u threads, "
            "%" PRIu64 " undecodable, %" PRIu64 " dropped\n",
@@ -233,7 +235,8 @@ static void test_capture(const char *dir, const char *file)
     ctx c;
     ctx_init(&c);
     etl_error err;
-    etl_status st = etl_procs_prescan_file(c.procs, path, &err);
+    const etl_observer obs = etl_procs_observer(c.procs);
+    etl_status st = etl_prescan_file(path, &obs, 1, &err);
     if (st != ETL_OK) {
         /* the empty capture is not an .etl at all */
         CHECK(st == ETL_ERR_NOT_ETL);

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "etl_format.h"
+#include "prescan.h"
 #include "registry.h"
 
 static GString *reports;
@@ -190,7 +191,8 @@ static void test_net452(const char *captures, const char *manifests)
     etl_error err;
     const etl_schema *sc;
     CHECK_EQ_U(etl_registry_lookup(s, &rec, &sc, &err), ETL_ERR_NOT_FOUND);
-    CHECK(etl_registry_prescan_file(s, path, &err) == ETL_OK);
+    const etl_observer obs = etl_registry_observer(s);
+    CHECK(etl_prescan_file(path, &obs, 1, &err) == ETL_OK);
     CHECK_EQ_U(etl_registry_get_stats(s)->carried_events, 44 + 17);
     CHECK_EQ_U(etl_registry_get_stats(s)->stream_manifests, 3);
     /* carried: the manifest's internal names */

@@ -1,0 +1,41 @@
+/* etl_prescan.h - the capture file's one prescan, before its first frame.
+ *
+ * etlshark SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Parts of the dissector that need the whole trace before its first frame (the schemas it
+ * carries: etl_event_data.c; process and thread lifetimes: etl_process.c) each register a
+ * client at protocol registration.  At the file's first frame (whichever part sees it first
+ * calls etls_prescan_once) every client is asked for its observer of the file, and the
+ * decoder's one pass (prescan.h) reads the file once, feeding them all.  The file is named by
+ * the reader in the interface description (etl_frame.h ETLS_IDB_TRACE_PREFIX); when there is
+ * no file to read (a pipe, a compressed file, a frame from elsewhere) or the pass fails, every
+ * client is told to take the records from the first pass as they come instead. */
+#ifndef ETLSHARK_ETL_PRESCAN_H
+#define ETLSHARK_ETL_PRESCAN_H
+
+#include <stdbool.h>
+
+#include <epan/packet.h>
+
+#include "prescan.h"
+
+typedef struct etls_prescan_client {
+    /* At the file's first frame: set *out to this part's observer of the file; false when it
+     * has none for this file (e.g. out of memory). */
+    bool (*observer)(etl_observer *out);
+    /* The file cannot be prescanned: this part observes the first pass's records instead. */
+    void (*stream)(void);
+} etls_prescan_client;
+
+/* At protocol registration; `c` must live as long as the plugin.  Observers are called in the
+ * order their clients registered. */
+void etls_prescan_register(const etls_prescan_client *c);
+
+/* Run the prescan of the capture file, once per file (later calls return at once). */
+void etls_prescan_once(packet_info *pinfo);
+
+/* The capture file's path from the interface description the reader wrote
+ * (ETLS_IDB_TRACE_PREFIX), or NULL (a pipe, a file from elsewhere). */
+const char *etls_trace_path(packet_info *pinfo);
+
+#endif /* ETLSHARK_ETL_PRESCAN_H */
