@@ -663,17 +663,10 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
         json_key(j, "problem");
         json_string(j, r->problem_text);
     }
-    if (d->links) {
-        uint64_t key_ts, at;
-        uint32_t tid;
-        if (etl_stackwalk_target_key(r, &key_ts, &tid)) {
-            if (etl_stack_links_find(d->links, key_ts, tid, &at)) {
-                json_key(j, "stack_of");
-                json_u64(j, at);
-            }
-        } else if (etl_record_is_classic(r) && etl_procs_event_key(d->procs, r, &key_ts, &tid)) {
-            etl_stack_links_add(d->links, key_ts, tid, r->position);
-        }
+    uint64_t at;
+    if (etl_stack_links_observe(d->links, d->procs, r, r->position, &at)) {
+        json_key(j, "stack_of");
+        json_u64(j, at);
     }
     write_resolved(j, d, r);
     if (payload) {
