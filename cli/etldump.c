@@ -325,18 +325,15 @@ static void write_fields(json_out *j, etl_fields *f)
             write_value(j, &it);
             break;
         case ETL_ITEM_STRUCT_BEGIN:
-            if (in[depth] == IN_OBJECT)
-                field_key(j, &it);
-            json_begin_object(j);
-            if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
-                in[++depth] = IN_OBJECT;
-            break;
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
                 field_key(j, &it);
-            json_begin_array(j);
+            if (k == ETL_ITEM_STRUCT_BEGIN)
+                json_begin_object(j);
+            else
+                json_begin_array(j);
             if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
-                in[++depth] = IN_ARRAY;
+                in[++depth] = k == ETL_ITEM_STRUCT_BEGIN ? IN_OBJECT : IN_ARRAY;
             break;
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
