@@ -247,14 +247,10 @@ static void write_value(json_out *j, const etl_item *it)
         }
         return;
     case ETL_VALUE_UINT:
-        switch (v.format) {
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        if (etl_value_int_style(&v) != ETL_INT_DECIMAL) { /* "0x1F", "5 (ERROR_ACCESS_DENIED)" */
             n = etl_value_text(&v, t, tcap);
             json_string_n(j, t, n);
             return;
-        default:
-            break;
         }
         if (v.v.u <= JSON_SAFE_INT) {
             json_u64(j, v.v.u);
@@ -301,16 +297,11 @@ static void write_value(json_out *j, const etl_item *it)
     }
 }
 
-/* The object key of an item: its name, with "_N" for the Nth repeat of a name. */
+/* The object key of an item (fields.h: "_N" on the Nth repeat of a name). */
 static void field_key(json_out *j, const etl_item *it)
 {
-    if (!it->dup) {
-        json_key(j, it->name);
-        return;
-    }
-    static char key[ETL_SCHEMA_MAX_METADATA + 16];
-    snprintf(key, sizeof key, "%s_%u", it->name, (unsigned)it->dup);
-    json_key(j, key);
+    static char key[ETL_ITEM_KEY_MAX];
+    json_key(j, etl_item_key(it, key, sizeof key));
 }
 
 static void write_fields(json_out *j, etl_fields *f)
@@ -318,7 +309,6 @@ static void write_fields(json_out *j, etl_fields *f)
     enum { IN_OBJECT, IN_ARRAY };
     uint8_t in[ETL_SCHEMA_MAX_DEPTH + 1];
     int depth = 0;
-    bool skipped = false; /* a char array went out as one string: its ARRAY_END closes nothing */
     etl_item it, hole = {0};
     bool have_hole = false;
     in[0] = IN_OBJECT;
@@ -344,24 +334,12 @@ static void write_fields(json_out *j, etl_fields *f)
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
                 field_key(j, &it);
-            if (etl_value_is_char_array(&it)) {
-                bool cut;
-                size_t n = etl_value_char_array(&it, value_text, sizeof value_text, &cut);
-                json_string_n(j, value_text, n);
-                etl_fields_skip(f);
-                skipped = true;
-                break;
-            }
             json_begin_array(j);
             if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
                 in[++depth] = IN_ARRAY;
             break;
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && skipped) {
-                skipped = false;
-                break;
-            }
             if (k == ETL_ITEM_STRUCT_END)
                 json_end_object(j);
             else
