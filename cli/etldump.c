@@ -95,12 +95,14 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
+#include "pcapng_out.h"
 #include "prescan.h"
 #include "procs.h"
 #include "registry.h"
@@ -824,13 +826,16 @@ static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
           "               [--manifest-path PATH]... [--verify-positions] FILE\n"
+          "       etldump --pcapng OUT [--first-appearance] FILE\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
           "with --summary one JSON object describing the file.\n"
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
           "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
           "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
-          "Manifests that do not load are reported on stderr and do not change the status.\n",
+          "Manifests that do not load are reported on stderr and do not change the status.\n"
+          "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
+          "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n",
           f);
 }
 
@@ -860,13 +865,15 @@ typedef struct options {
     etl_options reader;
     const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS]; /* --manifest-path values, in order */
     size_t n_manifest_paths;
+    const char *pcapng_path; /* --pcapng: packets to a pcapng file (pcapng_out.h) */
+    pcapng_out_options pcapng;
     const char *path;
 } options;
 
 /* -1 when the command line is good, else the exit status. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH };
+    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH, OPT_PCAPNG, OPT_FIRST_APPEARANCE };
     static const struct option opts[] = {
         {"summary", no_argument, NULL, 's'},
         {"order", required_argument, NULL, OPT_ORDER},
@@ -874,6 +881,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
         {"verify-positions", no_argument, NULL, OPT_VERIFY},
         {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
+        {"pcapng", required_argument, NULL, OPT_PCAPNG},
+        {"first-appearance", no_argument, NULL, OPT_FIRST_APPEARANCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -913,6 +922,8 @@ static int parse_options(int argc, char **argv, options *o)
             }
             o->manifest_paths[o->n_manifest_paths++] = optarg;
             break;
+        case OPT_PCAPNG: o->pcapng_path = optarg; break;
+        case OPT_FIRST_APPEARANCE: o->pcapng.first_appearance = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -1093,6 +1104,10 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *path = o.path;
+    if (o.pcapng_path) {
+        o.pcapng.progress = isatty(STDERR_FILENO);
+        return pcapng_out_run(o.pcapng_path, path, &o.reader, &o.pcapng);
+    }
     etl_reader *r;
     etl_error err;
     if (etl_reader_open_file(path, &o.reader, &r, &err) != ETL_OK) {
