@@ -95,12 +95,14 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
+#include "pcapng_out.h"
 #include "prescan.h"
 #include "procs.h"
 #include "registry.h"
@@ -808,13 +810,16 @@ static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
           "               [--manifest-path PATH]... [--verify-positions] FILE\n"
+          "       etldump --pcapng OUT [--first-appearance] FILE\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
           "with --summary one JSON object describing the file.\n"
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
           "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
           "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
-          "Manifests that do not load are reported on stderr and do not change the status.\n",
+          "Manifests that do not load are reported on stderr and do not change the status.\n"
+          "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
+          "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n",
           f);
 }
 
@@ -837,7 +842,7 @@ static bool same_record(const etl_record *a, const etl_record *b)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH };
+    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH, OPT_PCAPNG, OPT_FIRST_APPEARANCE };
     static const struct option opts[] = {
         {"summary", no_argument, NULL, 's'},
         {"order", required_argument, NULL, OPT_ORDER},
@@ -845,6 +850,8 @@ int main(int argc, char **argv)
         {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
         {"verify-positions", no_argument, NULL, OPT_VERIFY},
         {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
+        {"pcapng", required_argument, NULL, OPT_PCAPNG},
+        {"first-appearance", no_argument, NULL, OPT_FIRST_APPEARANCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -854,6 +861,8 @@ int main(int argc, char **argv)
     enum { MAX_MANIFEST_PATH_OPTIONS = 64 };
     const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS];
     size_t n_manifest_paths = 0;
+    const char *pcapng_path = NULL; /* --pcapng: packets to a pcapng file (pcapng_out.h) */
+    pcapng_out_options pcapng_opt = {0};
     int c;
     while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
         switch (c) {
@@ -888,6 +897,8 @@ int main(int argc, char **argv)
             }
             manifest_paths[n_manifest_paths++] = optarg;
             break;
+        case OPT_PCAPNG: pcapng_path = optarg; break;
+        case OPT_FIRST_APPEARANCE: pcapng_opt.first_appearance = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -897,6 +908,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
+    if (pcapng_path) {
+        pcapng_opt.progress = isatty(STDERR_FILENO);
+        return pcapng_out_run(pcapng_path, path, &eo, &pcapng_opt);
+    }
     etl_reader *r;
     etl_error err;
     if (etl_reader_open_file(path, &eo, &r, &err) != ETL_OK) {
