@@ -23,7 +23,9 @@
  *
  * Sequential state: ndiscap fragments are joined until PacketEnd, and a 1002 radio metadata
  * event describes the packet after it, so records must be decoded in stream order; the frame of
- * a joined packet is returned with its last fragment's record.  A consumer that reads records
+ * a joined packet is returned with its last fragment's record.  Both are kept per processor
+ * (the record's cpu): one processor logs a packet's events one after another, and in time order
+ * other processors' packets may come between them.  A consumer that reads records
  * again at random (Wireshark after its first pass) keeps the frames of its first pass.
  *
  * Bad input never stops anything: the problem is set on the result (status, message and file
