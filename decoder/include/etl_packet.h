@@ -124,7 +124,7 @@ typedef enum etl_packet_dir { ETL_DIR_UNKNOWN = 0, ETL_DIR_INBOUND = 1, ETL_DIR_
 typedef struct etl_packet_radio {
     uint32_t receive_flags;
     uint32_t phy_id;
-    uint32_t center_frequency; /* as logged (kHz on the builds seen; MHz = / 1000) */
+    uint32_t center_frequency; /* as logged (uChCenterFrequency: MHz in the DOT11 documentation) */
     uint16_t mpdus;
     int32_t rssi;              /* dBm */
     uint8_t data_rate;         /* 500 kb/s units */

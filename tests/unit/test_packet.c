@@ -224,7 +224,7 @@ static void test_ndiscap_crafted(void)
 
     /* 802.11 with radio metadata before it; the Protected bit cleared */
     uint8_t md[48] = {0};
-    put32(md, 12, 2437000);
+    put32(md, 12, 2437);
     put32(md, 20, (uint32_t)-42);
     md[24] = 108;
     n = frag_payload(p, 9, md, sizeof md, sizeof md);
@@ -237,7 +237,7 @@ static void test_ndiscap_crafted(void)
              (uint32_t)n);
     etl_packets_decode(pk, &r, &out, &err);
     CHECK(out.link_type == ETL_LINK_IEEE802_11 && out.modified && out.frame[1] == 0x01 && out.frame[0] == 0x08);
-    CHECK(out.has_radio && out.radio.center_frequency == 2437000 && out.radio.rssi == -42 && out.radio.data_rate == 108);
+    CHECK(out.has_radio && out.radio.center_frequency == 2437 && out.radio.rssi == -42 && out.radio.data_rate == 108);
     /* the metadata describes one packet only */
     etl_packets_decode(pk, &r, &out, &err);
     CHECK(!out.has_radio);
