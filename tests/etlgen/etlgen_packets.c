@@ -184,15 +184,21 @@ static int media(struct pgen *g, etlw_bytes *p, uint16_t id, uint32_t lower, uin
     return event(g, NDISCAP_GUID, id, 5, 0x8000000000ull, p);
 }
 
-void etlgen_config_ndiscap(etlw_config *c, const etlgen_options *opt)
+/* Both kinds of capture: 64-bit, one CPU, 64 KiB buffers, QPC at 10 MHz. */
+static void capture_config(etlw_config *c, const char *logger, const char *file)
 {
-    (void)opt;
     etlw_config_init(c);
     c->pointer_size = 8;
     c->num_cpus = 1;
     c->buffer_size = 65536;
-    c->logger_name = "NetTrace";
-    c->log_file_name = "C:\\etlshark\\NetTrace.etl";
+    c->logger_name = logger;
+    c->log_file_name = file;
+}
+
+void etlgen_config_ndiscap(etlw_config *c, const etlgen_options *opt)
+{
+    (void)opt;
+    capture_config(c, "NetTrace", "C:\\etlshark\\NetTrace.etl");
 }
 
 int etlgen_fill_ndiscap(etlw_writer *w, const etlgen_options *opt)
@@ -215,7 +221,7 @@ int etlgen_fill_ndiscap(etlw_writer *w, const etlgen_options *opt)
     /* 2: radio metadata (DOT11_EXTSTA_RECV_CONTEXT, x64: 2437 MHz, -42 dBm, 54 Mb/s), 802.11 */
     uint8_t md[48] = {0};
     md[0] = 0x80; md[1] = 1; md[2] = 48; /* NDIS_OBJECT_HEADER: type, revision, size */
-    md[12] = (uint8_t)(2437000 & 0xFF); md[13] = (uint8_t)(2437000 >> 8); md[14] = (uint8_t)(2437000 >> 16);
+    md[12] = (uint8_t)(2437 & 0xFF); md[13] = (uint8_t)(2437 >> 8);
     md[16] = 1;
     md[20] = 0xD6; md[21] = 0xFF; md[22] = 0xFF; md[23] = 0xFF; /* -42 */
     md[24] = 108;
@@ -316,12 +322,7 @@ static int pktmon_rundown(struct pgen *g, etlw_bytes *p)
 void etlgen_config_pktmon(etlw_config *c, const etlgen_options *opt)
 {
     (void)opt;
-    etlw_config_init(c);
-    c->pointer_size = 8;
-    c->num_cpus = 1;
-    c->buffer_size = 65536;
-    c->logger_name = "PktMon";
-    c->log_file_name = "C:\\etlshark\\PktMon.etl";
+    capture_config(c, "PktMon", "C:\\etlshark\\PktMon.etl");
 }
 
 int etlgen_fill_pktmon(etlw_writer *w, const etlgen_options *opt)
