@@ -1,7 +1,8 @@
 /* kbench - speed of decoding whole traces with everything decoded: classic kernel events (the
  * bulk of big traces), manifest events and TraceLogging events, each found the way etldump and
  * the dissector find them (etl_registry_lookup for classic and manifest records, the TraceLogging
- * schema cache for self-describing ones); and etldump's JSON output rate on the same files.
+ * schema cache for self-describing ones) through the decoder's one resolve call
+ * (etl_decoder_resolve, resolve.h); and etldump's JSON output rate on the same files.
  *
  *   kbench [--repeat N] [--manifest-path PATH] [--etldump PROGRAM] FILE...
  *
@@ -11,7 +12,7 @@
  * registry reads the trace once for the schemas it carries (etl_prescan with etl_registry_observer), as etldump does.
  * Rows, per class of event (classic, manifest, TraceLogging, all), each the best of N runs (CPU):
  *   copy         the record header copied into the etl_record a reader would hand out, alone
- *   lookup       copy + the schema lookup (a hit)
+ *   lookup       copy + the resolve call (a schema hit, and the names)
  *   items        copy + lookup + every item of the event through the enumerator (etl_fields_next)
  *   items/warm   the enumerator alone, schemas already in hand (no copy)
  *   +text        items + the text of every VALUE (etl_value_format, map names included)
@@ -37,12 +38,11 @@
 extern char **environ;
 
 #include "bench_util.h"
-#include "classic.h"
 #include "etl.h"
 #include "fields.h"
-#include "schema_cache.h"
 #include "prescan.h"
 #include "registry.h"
+#include "resolve.h"
 #include "value_format.h"
 
 enum { CLASSIC, MANIFEST, TRACELOGGING, NCLASS };
@@ -94,17 +94,6 @@ static void drain_problems(etl_reader *r)
         ;
 }
 
-/* The class a consumer decodes a record as, or -1 when it has no fields (WPP, unknown kinds). */
-static int class_of(const etl_record *rec)
-{
-    if (rec->header_type == ETL_HT_EVENT_HEADER32 || rec->header_type == ETL_HT_EVENT_HEADER64) {
-        if (!rec->has_provider)
-            return -1;
-        return rec->ext_count && etl_record_tl_schema(rec) ? TRACELOGGING : MANIFEST;
-    }
-    return etl_record_is_classic(rec) ? CLASSIC : -1;
-}
-
 static void collect(const struct mem *m, trace *t)
 {
     etl_reader *r = bench_open_memory("kbench", m);
@@ -112,12 +101,9 @@ static void collect(const struct mem *m, trace *t)
     etl_error err;
     while (etl_reader_next(r, &rec, &err) == ETL_OK) {
         t->records++;
-        int cls = class_of(&rec);
-        if (cls < 0)
-            continue;
         t->v = bench_grow("kbench", t->v, &t->cap, t->n + 1, sizeof *t->v);
         kev *e = &t->v[t->n++];
-        e->cls = (uint8_t)cls;
+        e->cls = NCLASS; /* the cold pass's resolve says */
         e->ext_count = rec.ext_count;
         e->schema = NULL;
         e->bytes_off = pool_add(&t->bytes, rec.bytes, rec.size);
@@ -157,18 +143,26 @@ static inline void rebuild(const trace *t, const kev *e, etl_record *r)
     r->problem_text = NULL;
 }
 
-/* Lookup as etldump does it; starts the enumerator too when `f` is given. */
-static inline etl_status lookup(etl_registry *s, etl_schema_cache *c, const etl_record *r, int cls,
-                                const etl_schema **out, etl_fields *f)
+/* The decoder's one resolve call, as etldump and the dissector make it; starts the enumerator
+ * too when `f` is given. */
+static inline const etl_schema *lookup(etl_decoder *d, const etl_record *r, etl_fields *f)
 {
-    etl_error err;
-    etl_fields scratch;
-    if (cls == TRACELOGGING)
-        return etl_fields_start_record(f ? f : &scratch, c, r, out, &err);
-    etl_status st = etl_registry_lookup(s, r, out, &err);
-    if (st == ETL_OK && f)
-        etl_fields_start(f, *out, r->bytes + r->payload_offset, r->payload_size, r->pointer_size);
-    return st;
+    etl_resolved res;
+    etl_decoder_resolve(d, r, 0, &res, f);
+    return res.schema;
+}
+
+/* The class of event a resolved record is, or NCLASS when it has no fields to decode. */
+static uint8_t class_of(const etl_resolved *res)
+{
+    if (!res->schema)
+        return NCLASS;
+    switch (res->kind) {
+    case ETL_RESOLVE_CLASSIC: return CLASSIC;
+    case ETL_RESOLVE_MANIFEST: return MANIFEST;
+    case ETL_RESOLVE_TRACELOGGING: return TRACELOGGING;
+    default: return NCLASS;
+    }
 }
 
 static volatile uint64_t sink;
@@ -182,7 +176,7 @@ typedef struct tally {
 } tally;
 
 /* One pass over the events of class `want` (NCLASS: all). */
-static tally run(const trace *t, etl_registry *s, etl_schema_cache *c, int want, int row)
+static tally run(const trace *t, etl_decoder *d, int want, int row)
 {
     tally y = {0};
     uint64_t acc = 0;
@@ -201,8 +195,8 @@ static tally run(const trace *t, etl_registry *s, etl_schema_cache *c, int want,
                 acc += r.payload_size;
                 continue;
             }
-            const etl_schema *sc = NULL;
-            if (lookup(s, c, &r, e->cls, &sc, row == ROW_LOOKUP ? NULL : &f) != ETL_OK || sc != e->schema) {
+            const etl_schema *sc = lookup(d, &r, row == ROW_LOOKUP ? NULL : &f);
+            if (!sc || sc != e->schema) {
                 y.mismatches++;
                 continue;
             }
@@ -332,8 +326,12 @@ int main(int argc, char **argv)
     for (; a < argc; a++) {
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         struct mem m = bench_read_file("kbench", argv[a]);
-        etl_schema_cache *c = etl_schema_cache_new(NULL);
-        etl_registry *s = etl_registry_new(c, bench_quiet, NULL);
+        etl_decoder *d = etl_decoder_new(bench_quiet, NULL);
+        if (!d) {
+            fputs("kbench: out of memory\n", stderr);
+            return 2;
+        }
+        etl_registry *s = etl_decoder_registry(d);
         if (mpath)
             etl_registry_add_path(s, mpath);
         etl_error err;
@@ -351,18 +349,23 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < t.n; i++) {
             kev *e = &t.v[i];
             etl_record rec;
+            etl_resolved res;
             rebuild(&t, e, &rec);
+            etl_decoder_resolve(d, &rec, 0, &res, NULL);
+            e->schema = res.schema;
+            e->cls = class_of(&res);
+            if (res.status == ETL_RESOLVE_SCHEMA_MISSING)
+                present[MANIFEST]++;
+            if (e->cls == NCLASS)
+                continue;
             present[e->cls]++;
-            if (lookup(s, c, &rec, e->cls, &e->schema, NULL) == ETL_OK)
-                described[e->cls]++;
-            else
-                e->schema = NULL;
+            described[e->cls]++;
         }
         double cold = bench_cpu_now() - t0;
         for (int k = 0; k <= NCLASS; k++)
             t.idx[k] = malloc((t.n + 1) * sizeof *t.idx[k]);
         for (size_t i = 0; i < t.n; i++) {
-            if (!t.v[i].schema)
+            if (t.v[i].cls == NCLASS)
                 continue;
             t.idx[t.v[i].cls][t.nidx[t.v[i].cls]++] = i;
             t.idx[NCLASS][t.nidx[NCLASS]++] = i;
@@ -370,7 +373,8 @@ int main(int argc, char **argv)
         printf("%s: %zu records; classic %zu/%zu, manifest %zu/%zu, TraceLogging %zu/%zu described; %u schemas; "
                "cold pass (compiling each once) %.1f ms\n",
                name, t.records, described[CLASSIC], present[CLASSIC], described[MANIFEST], present[MANIFEST],
-               described[TRACELOGGING], present[TRACELOGGING], etl_schema_cache_count(c), cold * 1e3);
+               described[TRACELOGGING], present[TRACELOGGING], etl_schema_cache_count(etl_decoder_cache(d)),
+               cold * 1e3);
         printf("%-40s %-13s %-11s %9s %8s %12s %9s\n", "file", "events", "pass", "events", "items/ev", "events/s",
                "ns/event");
         for (int want = 0; want <= NCLASS; want++) {
@@ -386,7 +390,7 @@ int main(int argc, char **argv)
                     tally sum = {0};
                     double c0 = bench_cpu_now();
                     for (int l = 0; l < loops; l++) {
-                        tally one = run(&t, s, c, want, row);
+                        tally one = run(&t, d, want, row);
                         sum.events += one.events;
                         sum.items += one.items;
                         sum.mismatches += one.mismatches;
@@ -406,8 +410,7 @@ int main(int argc, char **argv)
                        best * 1e9 / (double)nev);
             }
         }
-        etl_registry_free(s);
-        etl_schema_cache_free(c);
+        etl_decoder_free(d);
         free(t.v);
         for (int k = 0; k <= NCLASS; k++)
             free(t.idx[k]);

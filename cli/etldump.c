@@ -101,12 +101,10 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
-#include "message.h"
 #include "prescan.h"
 #include "procs.h"
-#include "schema_cache.h"
 #include "registry.h"
-#include "tl_schema.h"
+#include "resolve.h"
 #include "value_format.h"
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
@@ -438,11 +436,10 @@ static void write_tags(json_out *j, const etl_schema *s)
 
 /* What decoding a record needs besides the record. */
 typedef struct decode_ctx {
-    etl_schema_cache *cache;
-    etl_registry *schemas;        /* manifest events' schemas; NULL when not decoding them */
+    etl_decoder *dec;            /* resolves every record; NULL when not decoding */
+    etl_registry *schemas;       /* the decoder's registry */
     etl_procs *procs;            /* process/thread lifetimes from the pre-scan; NULL when none */
     etl_stack_links *links;      /* recent events, for StackWalk "stack_of" */
-    etl_message_scratch msg;     /* scratch for message inserts */
     /* keys already reported on stderr as having no schema (bounded) */
     struct missing_key {
         etl_guid provider;
@@ -475,133 +472,81 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
     fprintf(stderr, "etldump: %s (--manifest-path or %s)\n", why, ETL_REGISTRY_ENV);
 }
 
-static void key_str(json_out *j, const etl_schema *s, const char *key, uint32_t off)
+static void key_name(json_out *j, const char *key, const char *name)
 {
-    if (!off)
+    if (!name)
         return;
     json_key(j, key);
-    json_string(j, etl_schema_str(s, off));
+    json_string(j, name);
 }
 
-/* A manifest event: names, message and fields from its schema. */
-static void write_manifest_event(json_out *j, decode_ctx *d, const etl_record *r, const etl_schema *s)
+static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r, const etl_resolved *res)
 {
+    char g[ETL_GUID_STR_SIZE];
+    etl_format_guid(&r->provider, g);
+    json_key(j, "schema_missing");
+    json_begin_object(j);
+    json_key(j, "provider");
+    json_string(j, g);
+    json_key(j, "id");
+    json_u64(j, r->event_id);
+    json_key(j, "version");
+    json_u64(j, r->version);
+    json_key(j, "hint");
+    json_string(j, "add the provider's manifest with --manifest-path or " ETL_REGISTRY_ENV);
+    json_end_object(j);
+    report_missing(d, r, res->error.message);
+}
+
+/* provider_name, event_name and the rest of what the decoder resolved for a record (see the
+ * top comment), then its fields. */
+static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
+{
+    etl_resolved res;
+    etl_fields f;
+    etl_resolve_status st = etl_decoder_resolve(d->dec, r, 0, &res, &f);
+    if (res.kind == ETL_RESOLVE_NONE)
+        return;
+    if (res.provider_name) {
+        json_key(j, "provider_name");
+        json_string(j, res.provider_name);
+    }
+    switch (st) {
+    case ETL_RESOLVE_NOT_APPLICABLE:
+        return;
+    case ETL_RESOLVE_SCHEMA_MISSING:
+        write_schema_missing(j, d, r, &res);
+        return;
+    case ETL_RESOLVE_SCHEMA_ERROR:
+        json_key(j, "fields_error");
+        json_string(j, res.error.message);
+        return;
+    default:
+        break;
+    }
     json_key(j, "event_name");
-    json_string(j, etl_schema_event_name(s));
-    key_str(j, s, "task_name", s->task_name);
-    key_str(j, s, "opcode_name", s->opcode_name);
-    key_str(j, s, "level_name", s->level_name);
-    key_str(j, s, "channel_name", s->channel_name);
-    key_str(j, s, "keywords_name", s->keywords_name);
-    const uint8_t *payload = r->bytes + r->payload_offset;
-    if (s->message) {
-        size_t n = etl_message_render(s, payload, r->payload_size, r->pointer_size, &d->msg, message_text,
-                                      sizeof message_text);
+    json_string(j, res.event_name);
+    if (res.kind == ETL_RESOLVE_TRACELOGGING) {
+        write_tags(j, res.schema);
+        write_fields(j, &f);
+        return;
+    }
+    key_name(j, "task_name", res.task_name);
+    key_name(j, "opcode_name", res.opcode_name);
+    key_name(j, "level_name", res.level_name);
+    key_name(j, "channel_name", res.channel_name);
+    key_name(j, "keywords_name", res.keywords_name);
+    if (res.has_message) {
+        size_t n = etl_decoder_message(d->dec, r, &res, message_text, sizeof message_text);
         json_key(j, "message");
         json_string_n(j, message_text, n);
     }
-    if (s->schema_version != r->version) {
+    if (res.older_version) {
         json_key(j, "schema_version");
-        json_u64(j, s->schema_version);
+        json_u64(j, res.schema_version);
     }
-    etl_fields f;
-    etl_fields_start(&f, s, payload, r->payload_size, r->pointer_size);
     write_fields(j, &f);
-}
-
-static void write_decoded(json_out *j, decode_ctx *d, const etl_record *r)
-{
-    etl_schema_cache *cache = d->cache;
-    const char *pname = NULL;
-    size_t plen = 0;
-    const etl_ext_item *traits = r->ext_count ? etl_record_tl_traits(r) : NULL;
-    if (traits) {
-        etl_tl_traits t;
-        etl_tl_parse_traits(traits->data, traits->data_size, &t, NULL);
-        if (t.name) {
-            pname = t.name;
-            plen = t.name_len;
-            if (r->has_provider)
-                etl_schema_cache_set_provider_name(cache, &r->provider, t.name, t.name_len);
-        }
-    }
-    if (!(r->ext_count && etl_record_tl_schema(r))) {
-        /* not TraceLogging: a manifest event, when a source describes it */
-        const etl_schema *s = NULL;
-        etl_error err;
-        etl_status st = d->schemas && r->has_provider ? etl_registry_lookup(d->schemas, r, &s, &err) : ETL_ERR_ARG;
-        if (!pname && s && s->provider_name)
-            pname = etl_schema_str(s, s->provider_name);
-        if (!pname && d->schemas && r->has_provider)
-            pname = etl_registry_provider_name(d->schemas, &r->provider);
-        if (!pname && r->has_provider)
-            pname = etl_schema_cache_provider_name(cache, &r->provider);
-        if (pname) {
-            json_key(j, "provider_name");
-            json_string(j, pname);
-        }
-        if (st == ETL_OK) {
-            write_manifest_event(j, d, r, s);
-        } else if (st == ETL_ERR_NOT_FOUND) {
-            char g[ETL_GUID_STR_SIZE];
-            etl_format_guid(&r->provider, g);
-            json_key(j, "schema_missing");
-            json_begin_object(j);
-            json_key(j, "provider");
-            json_string(j, g);
-            json_key(j, "id");
-            json_u64(j, r->event_id);
-            json_key(j, "version");
-            json_u64(j, r->version);
-            json_key(j, "hint");
-            json_string(j, "add the provider's manifest with --manifest-path or ETLSHARK_MANIFEST_PATH");
-            json_end_object(j);
-            report_missing(d, r, err.message);
-        } else if (st != ETL_ERR_ARG) {
-            json_key(j, "fields_error");
-            json_string(j, err.message);
-        }
-        return;
-    }
-    if (!pname && r->has_provider && (pname = etl_schema_cache_provider_name(cache, &r->provider)))
-        plen = strlen(pname);
-    if (pname) {
-        json_key(j, "provider_name");
-        json_string_n(j, pname, plen);
-    }
-    etl_fields f;
-    const etl_schema *s;
-    etl_error err;
-    etl_status st = etl_fields_start_record(&f, cache, r, &s, &err);
-    if (st == ETL_ERR_NOT_FOUND)
-        return;
-    if (st != ETL_OK) {
-        json_key(j, "fields_error");
-        json_string(j, err.message);
-        return;
-    }
-    json_key(j, "event_name");
-    json_string(j, etl_schema_event_name(s));
-    write_tags(j, s);
-    write_fields(j, &f);
-}
-
-/* A classic record: provider and event names and fields from the kernel class document
- * (classic.h); an event it does not describe is named from its key and flagged. */
-static void write_classic(json_out *j, decode_ctx *d, const etl_record *r)
-{
-    const etl_schema *s;
-    etl_error err;
-    if (!d->schemas)
-        return;
-    if (etl_registry_lookup(d->schemas, r, &s, &err) != ETL_OK) {
-        json_key(j, "fields_error");
-        json_string(j, err.message);
-        return;
-    }
-    key_str(j, s, "provider_name", s->provider_name);
-    write_manifest_event(j, d, r, s);
-    if (s->unknown) {
+    if (st == ETL_RESOLVE_UNKNOWN_EVENT) {
         json_key(j, "event_unknown");
         json_bool(j, true);
     }
@@ -752,10 +697,7 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
             etl_stack_links_add(d->links, key_ts, tid, r->position);
         }
     }
-    if (r->header_type == ETL_HT_EVENT_HEADER32 || r->header_type == ETL_HT_EVENT_HEADER64)
-        write_decoded(j, d, r);
-    else if (etl_record_is_classic(r))
-        write_classic(j, d, r);
+    write_resolved(j, d, r);
     if (payload) {
         json_key(j, "payload_hex");
         json_hex_bytes(j, r->bytes + r->payload_offset, r->payload_size);
@@ -983,12 +925,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "etldump: %s: %s\n", path, err.message);
         return 2;
     }
-    etl_schema_cache *cache = etl_schema_cache_new(NULL);
-    if (!cache) {
-        fprintf(stderr, "etldump: out of memory\n");
-        etl_reader_close(r);
-        return 2;
-    }
     /* The JSON writer buffers by itself and hands stdout 128-256 KiB at a time: a stdio buffer
      * would only copy every byte once more. */
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -1001,10 +937,15 @@ int main(int argc, char **argv)
 
     /* Manifest-based events: the registry's sources, then the schemas the trace carries (a
      * pre-pass, so that schemas stored after their events still apply to them). */
-    static decode_ctx dctx; /* large (message scratch): not on the stack */
-    dctx.cache = cache;
+    static decode_ctx dctx;
     if (!summary && !verify) {
-        dctx.schemas = etl_registry_new(cache, report_schemas, NULL);
+        dctx.dec = etl_decoder_new(report_schemas, NULL);
+        if (!dctx.dec) {
+            fprintf(stderr, "etldump: out of memory\n");
+            etl_reader_close(r);
+            return 2;
+        }
+        dctx.schemas = etl_decoder_registry(dctx.dec);
         for (size_t i = 0; i < n_manifest_paths; i++)
             etl_registry_add_path(dctx.schemas, manifest_paths[i]);
         if (etl_registry_env_path())
@@ -1150,8 +1091,7 @@ int main(int argc, char **argv)
     free(reasons);
     etl_stack_links_free(dctx.links);
     etl_procs_free(dctx.procs);
-    etl_registry_free(dctx.schemas);
-    etl_schema_cache_free(cache);
+    etl_decoder_free(dctx.dec);
     etl_reader_close(r);
     return rc;
 }

@@ -23,18 +23,29 @@
 #
 # USAGE
 #   include(FetchWiresharkPrivateHeaders)   # after find_package(Wireshark ... CONFIG)
-#   etlshark_wireshark_private_headers(<out_var>)
-#   target_include_directories(<reader> PRIVATE ${<out_var>})   # <out_var> may be empty
+#   etlshark_wireshark_private_headers(<dir_var> <ok_var> <why_var>)
+#   if(<ok_var>) target_include_directories(<reader> PRIVATE ${<dir_var>}) endif()
+#   <dir_var> may be empty (nothing to add: the installed headers suffice).  When the headers
+#   cannot be had, <ok_var> is FALSE and <why_var> says what is missing and how to get it; the
+#   caller decides whether that stops configure (plugin/CMakeLists.txt builds the dissector and
+#   etldump anyway unless ETLSHARK_REQUIRE_READER is ON).  A failed download is remembered in the
+#   cache folder for the same version, so later configures do not wait for it again; delete
+#   <cache>/<package>-<version>.failed (or the build folder) to retry.
 #
 # INPUTS (cache variables)
 #   ETLSHARK_WIRESHARK_SOURCE_DIR  a Wireshark source tree of exactly the installed version;
 #                                  when set, the headers are copied from it (no download).
 #   ETLSHARK_WIRESHARK_PRIVATE_HEADERS_CACHE  where fetched headers are kept
 #                                  (default: <build>/wireshark-private-headers).
+#   ETLSHARK_FETCH_WIRESHARK_HEADERS  OFF: never download (configure offline); default ON.
+# ENVIRONMENT
+#   ETLSHARK_APT_SOURCES           a one-line-format apt source list the download uses instead
+#                                  of the system's entries (a private mirror; the tests point it
+#                                  at nothing to exercise the failure path).
 
 set(_etlshark_fwph_dir "${CMAKE_CURRENT_LIST_DIR}")
 
-function(etlshark_wireshark_private_headers out_var)
+function(etlshark_wireshark_private_headers out_var ok_var why_var)
     if(NOT DEFINED Wireshark_VERSION)
         message(FATAL_ERROR "etlshark_wireshark_private_headers: call find_package(Wireshark CONFIG) first")
     endif()
@@ -44,16 +55,18 @@ function(etlshark_wireshark_private_headers out_var)
     # 4.6+: the public wtap_module.h replaces wtap-int.h.
     if(_ver VERSION_GREATER_EQUAL 4.6)
         if(NOT EXISTS "${_inc}/wiretap/wtap_module.h")
-            message(FATAL_ERROR "Wireshark ${_ver} should install ${_inc}/wiretap/wtap_module.h, "
-                "but it is missing: install the Wireshark development package (libwiretap-dev).")
+            _etlshark_fwph_unavailable("Wireshark ${_ver} should install "
+                "${_inc}/wiretap/wtap_module.h, but it is missing: install the Wireshark "
+                "development package (libwiretap-dev).")
+            return()
         endif()
-        set(${out_var} "" PARENT_SCOPE)
+        _etlshark_fwph_found("")
         return()
     endif()
 
     # Some packagings may install the private headers: then use them.
     if(EXISTS "${_inc}/wiretap/wtap-int.h" AND EXISTS "${_inc}/wsutil/file_util.h")
-        set(${out_var} "" PARENT_SCOPE)
+        _etlshark_fwph_found("")
         return()
     endif()
 
@@ -61,6 +74,8 @@ function(etlshark_wireshark_private_headers out_var)
         "Wireshark source tree of exactly the installed version (provides wiretap/wtap-int.h)")
     set(ETLSHARK_WIRESHARK_PRIVATE_HEADERS_CACHE "${CMAKE_BINARY_DIR}/wireshark-private-headers"
         CACHE PATH "Where Wireshark's private headers fetched at build time are kept")
+    option(ETLSHARK_FETCH_WIRESHARK_HEADERS
+        "Download Wireshark's private headers from the Debian source package when needed" ON)
 
     set(_headers wiretap/wtap-int.h wsutil/file_util.h)
 
@@ -76,38 +91,46 @@ function(etlshark_wireshark_private_headers out_var)
             file(COPY "${ETLSHARK_WIRESHARK_SOURCE_DIR}/${_h}" DESTINATION "${_dest}/${_sub}")
         endforeach()
         message(STATUS "Wireshark private headers: from ${ETLSHARK_WIRESHARK_SOURCE_DIR}")
-        set(${out_var} "${_dest}" PARENT_SCOPE)
+        _etlshark_fwph_found("${_dest}")
         return()
     endif()
 
-    set(_howto
-        "To enable it, either\n"
+    # (No semicolons in these texts: CMake would read them as list separators.)
+    string(CONCAT _missing "The .etl file reader (etl_reader.so) needs wiretap/wtap-int.h and "
+        "wsutil/file_util.h of exactly Wireshark ${_ver}. Wireshark installs them only from 4.6 "
+        "on.")
+    string(CONCAT _howto
+        "To build the reader, either\n"
         "  * let apt reach the Debian source packages of your mirrors (this build uses the deb "
         "entries of /etc/apt/sources.list.d/*.sources and /etc/apt/sources.list as deb-src "
-        "through a private apt configuration; nothing on the system is changed), or\n"
+        "through a private apt configuration, nothing on the system is changed), or\n"
         "  * fetch the source yourself: add `deb-src` to the `Types:` line of "
-        "/etc/apt/sources.list.d/debian.sources (`Types: deb deb-src`), run `apt-get update` and "
-        "`apt-get source wireshark=<installed version>`, then configure with "
+        "/etc/apt/sources.list.d/debian.sources (`Types: deb deb-src`, or in the one-line format a "
+        "`deb-src` line beside each `deb` line), run `apt-get update` and "
+        "`apt-get source wireshark=<installed Debian version>`, then configure with "
         "-DETLSHARK_WIRESHARK_SOURCE_DIR=/path/to/wireshark-${_ver}\n"
-        "  (a Wireshark ${_ver} source tarball from wireshark.org, unpacked, works too).")
+        "  (a Wireshark ${_ver} source tarball from wireshark.org, unpacked, works too, and on "
+        "macOS and Windows it is the only way).")
 
     # (b) The Debian source package of the installed version.
     find_program(ETLSHARK_DPKG_QUERY dpkg-query)
     if(NOT ETLSHARK_DPKG_QUERY)
-        message(FATAL_ERROR "Building the .etl file reader for Wireshark ${_ver} needs "
-            "wiretap/wtap-int.h and wsutil/file_util.h, which are not installed, and this is not "
-            "a Debian-based system where they can be fetched automatically.\n"
-            "Configure with -DETLSHARK_WIRESHARK_SOURCE_DIR=/path/to/wireshark-${_ver} "
-            "(an unpacked Wireshark ${_ver} source tree).")
+        _etlshark_fwph_unavailable("${_missing} This is not a Debian-based system, where they "
+            "could be fetched automatically. Configure with "
+            "-DETLSHARK_WIRESHARK_SOURCE_DIR=/path/to/wireshark-${_ver} (an unpacked Wireshark "
+            "${_ver} source tree).")
+        return()
     endif()
     execute_process(
         COMMAND ${ETLSHARK_DPKG_QUERY} -W "-f=\${Version}\n\${source:Package}" libwiretap-dev
         OUTPUT_VARIABLE _dpkg_out RESULT_VARIABLE _dpkg_rc ERROR_QUIET
         OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(NOT _dpkg_rc EQUAL 0 OR _dpkg_out STREQUAL "")
-        message(FATAL_ERROR "dpkg-query does not know libwiretap-dev; install it "
+        _etlshark_fwph_unavailable("${_missing} dpkg-query does not know libwiretap-dev, so the "
+            "installed Debian version (whose source package holds them) is unknown: install it "
             "(apt-get install libwiretap-dev) or configure with "
             "-DETLSHARK_WIRESHARK_SOURCE_DIR=/path/to/wireshark-${_ver}.")
+        return()
     endif()
     string(REPLACE "\n" ";" _dpkg_list "${_dpkg_out}")
     list(GET _dpkg_list 0 _deb_version)
@@ -118,9 +141,10 @@ function(etlshark_wireshark_private_headers out_var)
     # The Debian version must be the one CMake found (upstream part, e.g. 4.0.17 of 4.0.17-0+deb12u3).
     string(REGEX REPLACE "^([0-9]+:)?([0-9]+\\.[0-9]+\\.[0-9]+).*$" "\\2" _deb_upstream "${_deb_version}")
     if(NOT _deb_upstream STREQUAL _ver)
-        message(FATAL_ERROR "libwiretap-dev is ${_deb_version} but the Wireshark CMake package "
-            "found is ${_ver}; they must match. Configure with "
-            "-DETLSHARK_WIRESHARK_SOURCE_DIR=/path/to/wireshark-${_ver} to override.")
+        _etlshark_fwph_unavailable("${_missing} libwiretap-dev is ${_deb_version} but the "
+            "Wireshark CMake package found is ${_ver}, so its source package would not match. "
+            "Configure with -DETLSHARK_WIRESHARK_SOURCE_DIR=/path/to/wireshark-${_ver}.")
+        return()
     endif()
 
     string(REGEX REPLACE "[^A-Za-z0-9.+_-]" "_" _ver_dir "${_deb_version}")
@@ -141,24 +165,60 @@ function(etlshark_wireshark_private_headers out_var)
         set(_have FALSE)
     endif()
 
+    set(_failed "${_dest}.failed")
+    if(NOT _have AND EXISTS "${_failed}")
+        # Tried for this very version at an earlier configure and failed: say so again, but do
+        # not wait for apt again.
+        file(READ "${_failed}" _why)
+        _etlshark_fwph_unavailable("${_why}\n(Remembered from an earlier configure: delete "
+            "${_failed} to try the download again.)")
+        return()
+    endif()
+    if(NOT _have AND NOT ETLSHARK_FETCH_WIRESHARK_HEADERS)
+        _etlshark_fwph_unavailable("${_missing} They would come from the Debian source package "
+            "${_src_pkg}=${_deb_version}, but ETLSHARK_FETCH_WIRESHARK_HEADERS is OFF.\n" ${_howto})
+        return()
+    endif()
     if(NOT _have)
         message(STATUS "Wireshark private headers: fetching from Debian source package "
             "${_src_pkg}=${_deb_version} (once; cached in ${_dest})")
         execute_process(
             COMMAND sh "${_etlshark_fwph_dir}/fetch-wireshark-private-headers.sh"
                     "${_src_pkg}" "${_deb_version}" "${_dest}" "${_dest}.work"
-            RESULT_VARIABLE _rc)
+            RESULT_VARIABLE _rc
+            OUTPUT_VARIABLE _fetch_log ERROR_VARIABLE _fetch_log
+            TIMEOUT 900)
         if(NOT _rc EQUAL 0)
             file(REMOVE_RECURSE "${_dest}")
-            string(CONCAT _msg
-                "Could not obtain wiretap/wtap-int.h and wsutil/file_util.h for Wireshark "
-                "${_ver} (Debian ${_src_pkg} ${_deb_version}). The .etl file reader plugin needs "
-                "them: Debian does not install them, and they must match the installed version "
-                "exactly.\n" ${_howto})
-            message(FATAL_ERROR "${_msg}")
+            # The fetch script's last ERROR line says which step failed.
+            string(REGEX MATCHALL "ERROR: [^\n]*" _errs "${_fetch_log}")
+            set(_err "the download did not finish (${_rc})")
+            if(_errs)
+                list(GET _errs -1 _err)
+            endif()
+            file(WRITE "${_dest}.fetch.log" "${_fetch_log}")
+            string(CONCAT _why "${_missing} Fetching them from the Debian source package "
+                "${_src_pkg}=${_deb_version} failed: ${_err} (full log: ${_dest}.fetch.log).\n"
+                ${_howto})
+            file(WRITE "${_failed}" "${_why}")
+            _etlshark_fwph_unavailable("${_why}")
+            return()
         endif()
     else()
         message(STATUS "Wireshark private headers: cached in ${_dest}")
     endif()
-    set(${out_var} "${_dest}" PARENT_SCOPE)
+    _etlshark_fwph_found("${_dest}")
 endfunction()
+
+# Results of etlshark_wireshark_private_headers (macros: they set the caller's variables).
+macro(_etlshark_fwph_found dir)
+    set(${out_var} "${dir}" PARENT_SCOPE)
+    set(${ok_var} TRUE PARENT_SCOPE)
+    set(${why_var} "" PARENT_SCOPE)
+endmacro()
+macro(_etlshark_fwph_unavailable)
+    string(CONCAT _etlshark_fwph_why ${ARGN})
+    set(${out_var} "" PARENT_SCOPE)
+    set(${ok_var} FALSE PARENT_SCOPE)
+    set(${why_var} "${_etlshark_fwph_why}" PARENT_SCOPE)
+endmacro()

@@ -18,6 +18,10 @@
 #                   keyring, /usr/share/keyrings/debian-archive-keyring.gpg, when present;
 #                   otherwise apt's trusted keys)
 #
+# ETLSHARK_APT_SOURCES=FILE (environment): use this one-line-format source list (deb-src
+# lines) instead of the system's entries; e.g. a private mirror.  The degraded-build test points
+# it at an address that serves nothing.
+#
 # Nothing on the system is changed: apt runs with a private configuration rooted in WORK_DIR
 # whose source list is the system's own `deb` entries turned into `deb-src` entries (same
 # mirrors, same suites, same signing keys), or with --suite the one `deb-src` entry for that
@@ -69,7 +73,10 @@ mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" \
 srcs="$work/apt/sources.list.d"
 oneline="$work/apt/sources.list"   # outside $srcs, or apt would read it twice
 : > "$oneline"
-if [ -n "$suite" ]; then
+if [ -n "${ETLSHARK_APT_SOURCES:-}" ]; then
+    cp "$ETLSHARK_APT_SOURCES" "$oneline" || die "cannot read ETLSHARK_APT_SOURCES=$ETLSHARK_APT_SOURCES"
+    say "source entries: $ETLSHARK_APT_SOURCES"
+elif [ -n "$suite" ]; then
     opts=
     [ -z "$keyring" ] || opts="[signed-by=$keyring] "
     echo "deb-src $opts$mirror $suite main" > "$oneline"
@@ -101,6 +108,9 @@ set -- \
     -o "Dir::Cache::pkgcache=" \
     -o "Dir::Cache::srcpkgcache=" \
     -o "Acquire::Languages=none" \
+    -o "Acquire::http::Timeout=30" \
+    -o "Acquire::https::Timeout=30" \
+    -o "Acquire::Retries=1" \
     -o "Debug::NoLocking=1"
 if [ "$(id -u)" = 0 ]; then
     # apt drops to the _apt user for downloads; that user cannot write into a build tree.

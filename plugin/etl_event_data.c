@@ -18,16 +18,14 @@
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 
-#include "classic.h"
 #include "etl.h"
+#include "etl_format.h"
 #include "fields.h"
-#include "manifest.h"
-#include "message.h"
 #include "prescan.h"
-#include "schema_cache.h"
 #include "registry.h"
+#include "resolve.h"
+#include "schema_cache.h"
 #include "schema_walk.h"
-#include "tl_schema.h"
 #include "value_format.h"
 
 #include "etl_frame.h"
@@ -73,11 +71,11 @@ static expert_field ei_etl_unknown_event = EI_INIT;
 static expert_field ei_etl_older_version = EI_INIT;
 static expert_field ei_etl_classic_schema_error = EI_INIT;
 
-/* The decoder's schema cache for the open capture file (a hit allocates nothing). */
-static etl_schema_cache *etls_cache;
+/* The decoding session for the open capture file (resolve.h): its schema cache (a hit
+ * allocates nothing), registry and remembered provider names. */
+static etl_decoder *etls_decoder;
 
-/* The schema registry of manifest events for the open capture file (registry.h), filling
- * etls_cache: the manifest files of the search path (preference etl.manifest_path, then
+/* The session's schema registry (registry.h): the manifest files of the search path (preference etl.manifest_path, then
  * $ETLSHARK_MANIFEST_PATH), then the EventSource manifests and carried schemas of the file,
  * collected by the prescan of the file before its first frame is dissected (etl_prescan.h). */
 static etl_registry *etls_schemas;
@@ -93,8 +91,7 @@ static GHashTable *etls_reported;
 /* The search path whose manifests' fields were registered (etls_register_manifest_fields). */
 static char *etls_registered_path;
 
-/* Scratch of the message renderer, and the rendered message. */
-static etl_message_scratch etls_msg_scratch;
+/* The rendered message of an event. */
 static char etls_message[65536];
 
 /* What this file learned about each step of a cached schema: the field's path and, once a
@@ -135,9 +132,6 @@ typedef struct etls_level {
     etls_step *step;          /* the container's step; NULL at the top */
 } etls_level;
 
-static void etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                                  const etl_record *rec, const etl_schema *s,
-                                  etls_event_summary *sum);
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -645,81 +639,68 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
 
 /* ---- names -------------------------------------------------------------------------------- */
 
-/* The provider's name: from this record's PROV_TRAITS, else the name last seen for its GUID.
- * "Last seen" must mean "in an earlier frame" whatever order frames are dissected in (two-pass,
- * the GUI), so the first pass records the remembered name with the frame. */
+/* The provider's name as the decoder resolved it (resolve.h).  A name in the record
+ * (PROV_TRAITS) covers its bytes; a schema's or a source's is generated.  A name remembered
+ * from an earlier record must mean "from an earlier frame" whatever order frames are
+ * dissected in (two-pass, the GUI): the first pass keeps it with the frame, and redissection
+ * shows what the first pass found. */
 static void
 etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
-                   const char *mf_name, etls_event_summary *sum)
+                   const etl_resolved *res, etls_event_summary *sum)
 {
-    const etl_ext_item *traits = rec->ext_count > 0 ? etl_record_tl_traits(rec) : NULL;
     const char *name = NULL;
-    int off = 0, len = 0;
     proto_item *ti;
 
-    if (traits != NULL && traits->data != NULL) {
-        etl_tl_traits tr;
-
-        etl_tl_parse_traits(traits->data, traits->data_size, &tr, NULL);
-        if (tr.name != NULL) {
-            name = etls_utf8(pinfo->pool, tr.name, tr.name_len);
-            off = etls_offset_in_record(rec, tr.name);
-            len = (int)tr.name_len + 1; /* the NUL terminator is the name's too */
-            if (!PINFO_FD_VISITED(pinfo) && rec->has_provider && etls_cache != NULL)
-                etl_schema_cache_set_provider_name(etls_cache, &rec->provider, tr.name,
-                                                   tr.name_len);
-        }
-    }
-    if (name == NULL && mf_name != NULL) {
-        /* Manifest events: the name their schema's source gives the provider. */
-        name = etls_utf8(pinfo->pool, mf_name, strlen(mf_name));
-        ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
-        proto_item_set_generated(ti);
+    switch (res->provider_name_from) {
+    case ETL_NAME_TRAITS:
+        name = etls_utf8(pinfo->pool, res->provider_name, strlen(res->provider_name));
+        proto_tree_add_string(tree, hf_etl_provider_name, tvb,
+                              etls_offset_in_record(rec, res->provider_name_bytes),
+                              (int)res->provider_name_bytes_len, name);
         sum->provider_name = name;
         return;
-    }
-    if (name == NULL && rec->has_provider) {
+    case ETL_NAME_SCHEMA:
+    case ETL_NAME_REGISTRY:
+        name = etls_utf8(pinfo->pool, res->provider_name, strlen(res->provider_name));
+        break;
+    default:
+        if (!rec->has_provider)
+            return;
         if (!PINFO_FD_VISITED(pinfo)) {
-            const char *known = etls_cache != NULL
-                                    ? etl_schema_cache_provider_name(etls_cache, &rec->provider)
-                                    : NULL;
-
-            if (known != NULL) {
-                name = etls_utf8(wmem_file_scope(), known, strlen(known));
+            if (res->provider_name != NULL) {
+                name = etls_utf8(wmem_file_scope(), res->provider_name,
+                                 strlen(res->provider_name));
                 p_add_proto_data(wmem_file_scope(), pinfo, etls_proto, 0, (void *)name);
             }
         } else {
             name = (const char *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto, 0);
         }
-        if (name != NULL) {
-            ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
-            proto_item_set_generated(ti); /* not in this record: from an earlier one */
-            sum->provider_name = name;
-        }
-        return;
+        break;
     }
     if (name != NULL) {
-        proto_tree_add_string(tree, hf_etl_provider_name, tvb, off, len, name);
+        ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
+        proto_item_set_generated(ti); /* not in this record: a manifest's, or an earlier one's */
         sum->provider_name = name;
     }
 }
 
+/* The event's name: over its bytes when the record holds it (TraceLogging metadata), else
+ * generated. */
 static void
 etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
-                const etl_ext_item *meta, const etl_schema *schema, etls_event_summary *sum)
+                const etl_resolved *res, etls_event_summary *sum)
 {
-    const char *in_meta;
-    size_t in_meta_len;
-    const char *name = etl_schema_event_name(schema);
-    int off = etls_offset_in_record(rec, meta->data);
-    int len = meta->data_size;
+    proto_item *ti;
 
-    if (etl_tl_event_name(meta->data, meta->data_size, &in_meta, &in_meta_len)) {
-        off = etls_offset_in_record(rec, in_meta);
-        len = (int)in_meta_len + 1;
+    sum->event_name = etls_utf8(pinfo->pool, res->event_name, strlen(res->event_name));
+    if (res->event_name_bytes != NULL) {
+        proto_tree_add_string(tree, hf_etl_event_name, tvb,
+                              etls_offset_in_record(rec, res->event_name_bytes),
+                              (int)res->event_name_bytes_len, sum->event_name);
+        return;
     }
-    sum->event_name = etls_utf8(pinfo->pool, name, strlen(name));
-    proto_tree_add_string(tree, hf_etl_event_name, tvb, off, len, sum->event_name);
+    ti = proto_tree_add_string(tree, hf_etl_event_name, tvb, 0, 0, sum->event_name);
+    proto_item_set_generated(ti);
 }
 
 /* ---- manifest events ---------------------------------------------------------------------- */
@@ -1086,76 +1067,62 @@ etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
 }
 
 static void
-etls_add_name(tvbuff_t *tvb, proto_tree *tree, int hf, packet_info *pinfo, const etl_schema *s,
-              uint32_t off)
+etls_add_name(tvbuff_t *tvb, proto_tree *tree, int hf, packet_info *pinfo, const char *v)
 {
-    const char *v;
     proto_item *ti;
 
-    if (off == 0)
+    if (v == NULL)
         return;
-    v = etl_schema_str(s, off);
     ti = proto_tree_add_string(tree, hf, tvb, 0, 0, etls_utf8(pinfo->pool, v, strlen(v)));
     proto_item_set_generated(ti); /* from the manifest, not from the record */
 }
 
-/* An EVENT_HEADER record without TraceLogging metadata: its manifest schema, if any source
- * has one (the same calls as etldump's write_manifest_event). */
+/* No schema for the record (res->status says why): the payload as one item, with the reason. */
 static void
-etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                            const etl_record *rec, etls_event_summary *sum)
+etls_add_no_schema(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
+                   const etl_resolved *res, const etls_event_summary *sum)
 {
-    const etl_schema *s = NULL;
-    const char *mf_name = NULL;
-    etl_error err;
-    etl_status st = ETL_ERR_ARG;
-    proto_item *ti;
+    proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                         (int)rec->payload_size, ENC_NA);
+    const char *why = etl_status_name(res->error.code);
+    char guid[ETL_GUID_STR_SIZE];
 
-    memset(&err, 0, sizeof err);
-    if (etls_schemas != NULL && rec->has_provider)
-        st = etl_registry_lookup(etls_schemas, rec, &s, &err);
-    if (st == ETL_OK && s->provider_name != 0)
-        mf_name = etl_schema_str(s, s->provider_name);
-    if (mf_name == NULL && etls_schemas != NULL && rec->has_provider)
-        mf_name = etl_registry_provider_name(etls_schemas, &rec->provider);
-    etls_provider_name(tvb, pinfo, tree, rec, mf_name, sum);
-    if (st == ETL_ERR_ARG)
-        return;
-    if (st != ETL_OK) {
-        char guid[ETL_GUID_STR_SIZE];
-
+    if (res->status == ETL_RESOLVE_SCHEMA_MISSING) {
         etl_format_guid(&rec->provider, guid);
-        ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
-                                 (int)rec->payload_size, ENC_NA);
-        if (st == ETL_ERR_NOT_FOUND)
-            expert_add_info_format(pinfo, ti, &ei_etl_schema_missing,
-                                   /* labels stop at 240 bytes: keep it short */
-                                   "No manifest for %s%s%s%s event id %u version %u (payload "
-                                   "shown raw): add it to preference etl.manifest_path or "
-                                   ETL_REGISTRY_ENV,
-                                   sum->provider_name != NULL ? sum->provider_name : guid,
-                                   sum->provider_name != NULL ? " (" : "",
-                                   sum->provider_name != NULL ? guid : "",
-                                   sum->provider_name != NULL ? ")" : "", rec->event_id,
-                                   rec->version);
-        else
-            expert_add_info_format(pinfo, ti, &ei_etl_mf_schema_error,
-                                   "The event's manifest schema cannot be used (%s): %s",
-                                   etl_status_name(st), err.message);
-        return;
+        expert_add_info_format(pinfo, ti, &ei_etl_schema_missing,
+                               /* labels stop at 240 bytes: keep it short */
+                               "No manifest for %s%s%s%s event id %u version %u (payload "
+                               "shown raw): add it to preference etl.manifest_path or "
+                               ETL_REGISTRY_ENV,
+                               sum->provider_name != NULL ? sum->provider_name : guid,
+                               sum->provider_name != NULL ? " (" : "",
+                               sum->provider_name != NULL ? guid : "",
+                               sum->provider_name != NULL ? ")" : "", rec->event_id,
+                               rec->version);
+    } else if (res->kind == ETL_RESOLVE_TRACELOGGING) {
+        expert_add_info_format(pinfo, ti, &ei_etl_schema_error,
+                               "The event's TraceLogging schema cannot be used (%s): %s", why,
+                               res->error.message);
+    } else if (res->kind == ETL_RESOLVE_CLASSIC) {
+        /* only an exhausted cache gets here (ETL_ERR_NOMEM / ETL_ERR_LIMIT) */
+        expert_add_info_format(pinfo, ti, &ei_etl_classic_schema_error,
+                               "The kernel event's schema cannot be had (%s): %s", why,
+                               res->error.message);
+    } else {
+        expert_add_info_format(pinfo, ti, &ei_etl_mf_schema_error,
+                               "The event's manifest schema cannot be used (%s): %s", why,
+                               res->error.message);
     }
-
-    etls_add_schema_event(tvb, pinfo, tree, rec, s, sum);
 }
 
-/* An event not described by any source (schema->unknown: classic events the kernel class
+/* An event not described by any source (UNKNOWN_EVENT: classic events the kernel class
  * document lacks): its made-up name is already shown; the payload goes under Event data as
  * it is, with a note - an unknown event is not an error in the trace. */
 static void
 etls_add_unknown_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                       const etl_record *rec, const etl_schema *s)
+                       const etl_record *rec, const etl_resolved *res)
 {
-    const char *reason = etl_schema_reason(s);
+    const char *reason = etl_schema_reason(res->schema);
     proto_item *data_item, *ti;
     proto_tree *data_tree;
 
@@ -1169,139 +1136,96 @@ etls_add_unknown_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                         reason != NULL ? reason : "no description of the event");
     expert_add_info_format(pinfo, data_item, &ei_etl_unknown_event,
                            "Unknown event %s/%s: no description of its fields; payload shown raw",
-                           s->provider_name != 0 ? etl_schema_str(s, s->provider_name) : "?",
-                           etl_schema_event_name(s));
+                           res->provider_name != NULL ? res->provider_name : "?",
+                           res->event_name);
 }
 
-/* What a schema says about an event (manifest and classic events): the names, the message and
- * the Event data subtree. */
+/* What the schema of a manifest or classic event says: the names, the message and the Event
+ * data subtree. */
 static void
 etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                      const etl_record *rec, const etl_schema *s, etls_event_summary *sum)
+                      const etl_record *rec, const etl_resolved *res, etl_fields *f,
+                      etls_event_summary *sum)
 {
-    const uint8_t *payload = rec->bytes + rec->payload_offset;
-    etl_fields f;
     proto_item *ti;
 
-    sum->event_name = etls_utf8(pinfo->pool, etl_schema_event_name(s),
-                                strlen(etl_schema_event_name(s)));
-    ti = proto_tree_add_string(tree, hf_etl_event_name, tvb, 0, 0, sum->event_name);
-    proto_item_set_generated(ti);
-    etls_add_name(tvb, tree, hf_etl_task_name, pinfo, s, s->task_name);
-    etls_add_name(tvb, tree, hf_etl_opcode_name, pinfo, s, s->opcode_name);
-    etls_add_name(tvb, tree, hf_etl_level_name, pinfo, s, s->level_name);
-    etls_add_name(tvb, tree, hf_etl_channel_name, pinfo, s, s->channel_name);
-    etls_add_name(tvb, tree, hf_etl_keywords_name, pinfo, s, s->keywords_name);
-    if (s->unknown) {
-        etls_add_unknown_event(tvb, pinfo, tree, rec, s);
+    etls_event_name(tvb, pinfo, tree, rec, res, sum);
+    etls_add_name(tvb, tree, hf_etl_task_name, pinfo, res->task_name);
+    etls_add_name(tvb, tree, hf_etl_opcode_name, pinfo, res->opcode_name);
+    etls_add_name(tvb, tree, hf_etl_level_name, pinfo, res->level_name);
+    etls_add_name(tvb, tree, hf_etl_channel_name, pinfo, res->channel_name);
+    etls_add_name(tvb, tree, hf_etl_keywords_name, pinfo, res->keywords_name);
+    if (res->status == ETL_RESOLVE_UNKNOWN_EVENT) {
+        etls_add_unknown_event(tvb, pinfo, tree, rec, res);
         return;
     }
-    if (s->schema_version != rec->version) {
-        /* no source defines this version: a lower version's definition decodes its fields */
-        ti = proto_tree_add_uint(tree, hf_etl_schema_version, tvb, 0, 0, s->schema_version);
+    if (res->status == ETL_RESOLVE_OLDER_VERSION) {
+        ti = proto_tree_add_uint(tree, hf_etl_schema_version, tvb, 0, 0, res->schema_version);
         proto_item_set_generated(ti);
         /* an unknown version is worth a look: fields a newer version added or changed show as
          * trailing bytes, or decode with the older layout */
         expert_add_info_format(pinfo, ti, &ei_etl_older_version,
                                "No description of version %u of %s; decoded with version %u's layout",
-                               (unsigned)rec->version, etl_schema_event_name(s), (unsigned)s->schema_version);
+                               (unsigned)rec->version, res->event_name,
+                               (unsigned)res->schema_version);
     }
-    if (s->message != 0) {
-        size_t n = etl_message_render(s, payload, rec->payload_size, rec->pointer_size,
-                                      &etls_msg_scratch, etls_message, sizeof etls_message);
+    if (res->has_message) {
+        size_t n = etl_decoder_message(etls_decoder, rec, res, etls_message,
+                                       sizeof etls_message);
 
         ti = proto_tree_add_string(tree, hf_etl_message, tvb, (int)rec->payload_offset,
                                    (int)rec->payload_size,
                                    etls_utf8(pinfo->pool, etls_message, n));
         proto_item_set_generated(ti);
     }
-    etl_fields_start(&f, s, payload, rec->payload_size, rec->pointer_size);
-    etls_add_event_data(tvb, pinfo, tree, rec, &f, s, sum);
+    etls_add_event_data(tvb, pinfo, tree, rec, f, res->schema, sum);
 }
 
-/* A classic record (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE header): the registry
- * keys it by class GUID, event type, class version and pointer size in the kernel class
- * document (classic.h) and always has a schema for it - an `unknown` one when the document
- * does not describe the event. */
-static void
-etls_dissect_classic_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                           const etl_record *rec, etls_event_summary *sum)
-{
-    const etl_schema *s = NULL;
-    const char *pname;
-    etl_error err;
-    etl_status st;
-
-    if (etls_schemas == NULL)
-        return;
-    memset(&err, 0, sizeof err);
-    st = etl_registry_lookup(etls_schemas, rec, &s, &err);
-    if (st != ETL_OK || s == NULL) {
-        /* Only an exhausted cache gets here (ETL_ERR_NOMEM / ETL_ERR_LIMIT). */
-        proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
-                                             (int)rec->payload_size, ENC_NA);
-
-        expert_add_info_format(pinfo, ti, &ei_etl_classic_schema_error,
-                               "The kernel event's schema cannot be had (%s): %s",
-                               etl_status_name(st), err.message);
-        return;
-    }
-    pname = s->provider_name != 0 ? etl_schema_str(s, s->provider_name) : NULL;
-    etls_provider_name(tvb, pinfo, tree, rec, pname, sum);
-    etls_add_schema_event(tvb, pinfo, tree, rec, s, sum);
-}
-
+/* Every record: the decoder resolves it (resolve.h) - schema, names, status - and this only
+ * shows the answer. */
 void
 etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                         const etl_record *rec, etls_event_summary *sum)
 {
-    const etl_ext_item *meta;
-    const etl_schema *schema = NULL;
+    etl_resolved res;
     etl_fields f;
-    etl_error err;
-    etl_status st;
 
     memset(sum, 0, sizeof *sum);
-
-    if (etl_record_is_classic(rec)) {
-        etls_dissect_classic_event(tvb, pinfo, tree, rec, sum);
+    if (etls_decoder == NULL)
+        return;
+    etl_decoder_resolve(etls_decoder, rec, PINFO_FD_VISITED(pinfo) ? ETL_RESOLVE_NO_LEARN : 0,
+                        &res, &f);
+    if (res.kind == ETL_RESOLVE_NONE)
+        return;
+    etls_provider_name(tvb, pinfo, tree, rec, &res, sum);
+    switch (res.status) {
+    case ETL_RESOLVE_NOT_APPLICABLE:
+        return;
+    case ETL_RESOLVE_SCHEMA_MISSING:
+    case ETL_RESOLVE_SCHEMA_ERROR:
+        etls_add_no_schema(tvb, pinfo, tree, rec, &res, sum);
+        return;
+    default:
+        break;
+    }
+    if (res.kind == ETL_RESOLVE_TRACELOGGING) {
+        etls_event_name(tvb, pinfo, tree, rec, &res, sum);
+        etls_add_event_data(tvb, pinfo, tree, rec, &f, res.schema, sum);
         return;
     }
-    /* TraceLogging or not is decided by the schema item, never by the channel. */
-    meta = rec->ext_count > 0 ? etl_record_tl_schema(rec) : NULL;
-    if (meta == NULL) {
-        etls_dissect_manifest_event(tvb, pinfo, tree, rec, sum);
-        return;
-    }
-    etls_provider_name(tvb, pinfo, tree, rec, NULL, sum);
-    if (etls_cache == NULL)
-        return;
-    memset(&err, 0, sizeof err);
-    st = etl_fields_start_record(&f, etls_cache, rec, &schema, &err);
-    if (st != ETL_OK || schema == NULL) {
-        proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
-                                             (int)rec->payload_size, ENC_NA);
-
-        expert_add_info_format(pinfo, ti, &ei_etl_schema_error,
-                               "The event's TraceLogging schema cannot be used (%s): %s",
-                               etl_status_name(st), err.message);
-        return;
-    }
-    etls_event_name(tvb, pinfo, tree, rec, meta, schema, sum);
-    etls_add_event_data(tvb, pinfo, tree, rec, &f, schema, sum);
+    etls_add_schema_event(tvb, pinfo, tree, rec, &res, &f, sum);
 }
 
 static void
 etls_event_data_init(void)
 {
-    etls_cache = etl_schema_cache_new(NULL);
-    if (etls_cache == NULL)
-        ws_warning("etlshark: out of memory for the schema cache; TraceLogging fields are "
-                   "not decoded");
+    etls_decoder = etl_decoder_new(etls_schemas_report, NULL);
+    if (etls_decoder == NULL)
+        ws_warning("etlshark: out of memory for the schema cache; event fields are not "
+                   "decoded");
     etls_schema_steps_by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
     /* Manifest files first (they take precedence), then, at the first frame, the file's own. */
-    etls_schemas = etls_cache != NULL ? etl_registry_new(etls_cache, etls_schemas_report, NULL)
-                                      : NULL;
+    etls_schemas = etl_decoder_registry(etls_decoder);
     if (etls_schemas != NULL)
         etls_add_manifest_paths(etls_schemas);
     etls_observe = false;
@@ -1314,10 +1238,9 @@ etls_event_data_cleanup(void)
         g_ptr_array_free(etls_schema_steps_by_index, TRUE);
         etls_schema_steps_by_index = NULL;
     }
-    etl_registry_free(etls_schemas);
+    etl_decoder_free(etls_decoder);
+    etls_decoder = NULL;
     etls_schemas = NULL;
-    etl_schema_cache_free(etls_cache);
-    etls_cache = NULL;
     etls_fields_save(true);
 }
 

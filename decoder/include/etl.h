@@ -109,6 +109,34 @@ enum {
  * "UNKNOWN" for anything else. */
 const char *etl_header_type_name(unsigned header_type);
 
+/* Header kinds by family: what a header says about the event's identity, and so how a consumer
+ * decodes and shows it.  Ask this, never a list of header types. */
+typedef enum etl_family {
+    ETL_FAMILY_OTHER = 0,   /* TIMED, ERROR, WNODE and unknown headers: no event identity */
+    ETL_FAMILY_SYSTEM = 1,  /* SYSTEM, COMPACT, PERFINFO: a kernel group and type in the HookId */
+    ETL_FAMILY_FULL = 2,    /* FULL_HEADER, INSTANCE: a classic event with its class GUID */
+    ETL_FAMILY_EVENT = 3,   /* EVENT_HEADER: a provider, event id and version (manifest or
+                               TraceLogging events) */
+    ETL_FAMILY_MESSAGE = 4  /* MESSAGE: a WPP trace message (message GUID and number) */
+} etl_family;
+/* Inline: asked several times per record (decoding, process context, stack links). */
+static inline etl_family etl_header_family(unsigned header_type)
+{
+    switch (header_type) {
+    case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+    case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+        return ETL_FAMILY_SYSTEM;
+    case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64: case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
+        return ETL_FAMILY_FULL;
+    case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
+        return ETL_FAMILY_EVENT;
+    case ETL_HT_MESSAGE:
+        return ETL_FAMILY_MESSAGE;
+    default:
+        return ETL_FAMILY_OTHER;
+    }
+}
+
 /* Extended data item types (evntcons.h EVENT_HEADER_EXT_TYPE_*). */
 enum {
     ETL_EXT_RELATED_ACTIVITYID = 1,

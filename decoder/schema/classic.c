@@ -9,23 +9,13 @@
 
 bool etl_record_is_kernel_group(const etl_record *rec)
 {
-    switch (rec->header_type) {
-    case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
-    case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
-        return true;
-    default:
-        return false;
-    }
+    return etl_header_family(rec->header_type) == ETL_FAMILY_SYSTEM;
 }
 
 bool etl_record_is_classic(const etl_record *rec)
 {
-    switch (rec->header_type) {
-    case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64: case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
-        return true;
-    default:
-        return etl_record_is_kernel_group(rec);
-    }
+    etl_family f = etl_header_family(rec->header_type);
+    return f == ETL_FAMILY_SYSTEM || f == ETL_FAMILY_FULL;
 }
 
 bool etl_classic_key_of(const etl_record *rec, etl_classic_key *key)

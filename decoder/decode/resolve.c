@@ -1,0 +1,225 @@
+/* resolve.c - the decoding session and its one resolve call (resolve.h). */
+#include "resolve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "message.h"
+#include "tl_schema.h"
+
+struct etl_decoder {
+    etl_schema_cache *cache;
+    etl_registry *registry;
+    etl_message_scratch msg; /* about 21 KiB: the session is on the heap */
+};
+
+static const char *const status_names[] = {
+    "decoded", "older version", "unknown event", "schema missing", "not applicable", "schema error",
+};
+
+const char *etl_resolve_status_name(etl_resolve_status s)
+{
+    return (unsigned)s < sizeof status_names / sizeof status_names[0] ? status_names[s] : "?";
+}
+
+etl_decoder *etl_decoder_new(etl_registry_report_fn report, void *report_ctx)
+{
+    etl_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->cache = etl_schema_cache_new(NULL);
+    d->registry = d->cache ? etl_registry_new(d->cache, report, report_ctx) : NULL;
+    if (!d->registry) {
+        etl_decoder_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void etl_decoder_free(etl_decoder *d)
+{
+    if (!d)
+        return;
+    etl_registry_free(d->registry);
+    etl_schema_cache_free(d->cache);
+    free(d);
+}
+
+etl_registry *etl_decoder_registry(etl_decoder *d)
+{
+    return d ? d->registry : NULL;
+}
+
+etl_schema_cache *etl_decoder_cache(etl_decoder *d)
+{
+    return d ? d->cache : NULL;
+}
+
+static const char *schema_name(const etl_schema *s, uint32_t off)
+{
+    return off ? etl_schema_str(s, off) : NULL;
+}
+
+static void set_provider(etl_resolved *out, const char *name, etl_name_source from)
+{
+    out->provider_name = name;
+    out->provider_name_from = from;
+}
+
+/* The first names of the chain (resolve.h): this record's PROV_TRAITS, remembered for the GUID
+ * unless the caller says not to. */
+static void name_from_traits(etl_decoder *d, const etl_record *rec, unsigned flags, etl_resolved *out)
+{
+    const etl_ext_item *traits = rec->ext_count ? etl_record_tl_traits(rec) : NULL;
+    if (!traits || !traits->data)
+        return;
+    etl_tl_traits t;
+    etl_tl_parse_traits(traits->data, traits->data_size, &t, NULL);
+    if (!t.name)
+        return;
+    set_provider(out, t.name, ETL_NAME_TRAITS);
+    out->provider_name_bytes = (const uint8_t *)t.name;
+    out->provider_name_bytes_len = t.name_len + 1; /* the NUL terminator is the name's too */
+    if (rec->has_provider && !(flags & ETL_RESOLVE_NO_LEARN))
+        etl_schema_cache_set_provider_name(d->cache, &rec->provider, t.name, t.name_len);
+}
+
+/* The last of the chain: the name remembered for the GUID. */
+static void name_from_cache(etl_decoder *d, const etl_record *rec, etl_resolved *out)
+{
+    if (out->provider_name || !rec->has_provider)
+        return;
+    const char *known = etl_schema_cache_provider_name(d->cache, &rec->provider);
+    if (known)
+        set_provider(out, known, ETL_NAME_CACHE);
+}
+
+/* The event facts of a manifest or classic schema, and its status. */
+static etl_resolve_status take_schema(const etl_record *rec, const etl_schema *s, etl_resolved *out)
+{
+    out->schema = s;
+    if (!out->provider_name && s->provider_name)
+        set_provider(out, etl_schema_str(s, s->provider_name), ETL_NAME_SCHEMA);
+    out->event_name = etl_schema_event_name(s);
+    out->task_name = schema_name(s, s->task_name);
+    out->opcode_name = schema_name(s, s->opcode_name);
+    out->level_name = schema_name(s, s->level_name);
+    out->channel_name = schema_name(s, s->channel_name);
+    out->keywords_name = schema_name(s, s->keywords_name);
+    out->has_message = s->message != 0;
+    out->schema_version = s->schema_version;
+    out->older_version = s->schema_version != rec->version;
+    if (s->unknown)
+        return ETL_RESOLVE_UNKNOWN_EVENT;
+    return out->older_version ? ETL_RESOLVE_OLDER_VERSION : ETL_RESOLVE_DECODED;
+}
+
+/* Classic providers are named by the class document alone (no PROV_TRAITS names them). */
+static etl_resolve_status resolve_classic(etl_decoder *d, const etl_record *rec, etl_resolved *out)
+{
+    const etl_schema *s = NULL;
+    out->kind = ETL_RESOLVE_CLASSIC;
+    if (etl_registry_lookup(d->registry, rec, &s, &out->error) != ETL_OK || !s)
+        return ETL_RESOLVE_SCHEMA_ERROR;
+    return take_schema(rec, s, out);
+}
+
+static etl_resolve_status resolve_tracelogging(etl_decoder *d, const etl_record *rec, const etl_ext_item *meta,
+                                               etl_resolved *out)
+{
+    out->kind = ETL_RESOLVE_TRACELOGGING;
+    name_from_cache(d, rec, out);
+    const etl_schema *s = NULL;
+    if (etl_schema_cache_tl(d->cache, meta->data, meta->data_size, rec->pointer_size, &s, &out->error) != ETL_OK ||
+        !s)
+        return ETL_RESOLVE_SCHEMA_ERROR;
+    out->schema = s;
+    out->event_name = etl_schema_event_name(s);
+    const char *in_meta;
+    size_t in_meta_len;
+    if (etl_tl_event_name(meta->data, meta->data_size, &in_meta, &in_meta_len)) {
+        out->event_name_bytes = (const uint8_t *)in_meta;
+        out->event_name_bytes_len = in_meta_len + 1;
+    } else {
+        out->event_name_bytes = meta->data;
+        out->event_name_bytes_len = meta->data_size;
+    }
+    return ETL_RESOLVE_DECODED;
+}
+
+static etl_resolve_status resolve_manifest(etl_decoder *d, const etl_record *rec, etl_resolved *out)
+{
+    out->kind = ETL_RESOLVE_MANIFEST;
+    if (!rec->has_provider)
+        return ETL_RESOLVE_NOT_APPLICABLE;
+    const etl_schema *s = NULL;
+    etl_status st = etl_registry_lookup(d->registry, rec, &s, &out->error);
+    etl_resolve_status rs;
+    if (st == ETL_OK && s) {
+        rs = take_schema(rec, s, out);
+    } else {
+        rs = st == ETL_ERR_NOT_FOUND ? ETL_RESOLVE_SCHEMA_MISSING : ETL_RESOLVE_SCHEMA_ERROR;
+    }
+    /* no schema, or one whose source does not name the provider: another source may */
+    const char *name = out->provider_name ? NULL : etl_registry_provider_name(d->registry, &rec->provider);
+    if (name)
+        set_provider(out, name, ETL_NAME_REGISTRY);
+    name_from_cache(d, rec, out);
+    return rs;
+}
+
+etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, unsigned flags, etl_resolved *out,
+                                       etl_fields *fields)
+{
+    /* field by field: the error's message buffer is most of the struct, and a resolve is
+     * on every record's path */
+    out->kind = ETL_RESOLVE_NONE;
+    out->schema = NULL;
+    out->older_version = false;
+    out->schema_version = 0;
+    out->has_message = false;
+    out->provider_name = NULL;
+    out->provider_name_from = ETL_NAME_NONE;
+    out->event_name = out->task_name = out->opcode_name = out->level_name = out->channel_name =
+        out->keywords_name = NULL;
+    out->event_name_bytes = out->provider_name_bytes = NULL;
+    out->event_name_bytes_len = out->provider_name_bytes_len = 0;
+    out->error.code = ETL_OK;
+    out->error.offset = 0;
+    out->error.message[0] = '\0';
+    etl_resolve_status st = ETL_RESOLVE_NOT_APPLICABLE;
+    if (!d || !rec) {
+        out->status = st;
+        return st;
+    }
+    switch (etl_header_family(rec->header_type)) {
+    case ETL_FAMILY_SYSTEM:
+    case ETL_FAMILY_FULL:
+        st = resolve_classic(d, rec, out);
+        break;
+    case ETL_FAMILY_EVENT: {
+        /* TraceLogging or not is decided by the schema item, never by the channel */
+        name_from_traits(d, rec, flags, out);
+        const etl_ext_item *meta = rec->ext_count ? etl_record_tl_schema(rec) : NULL;
+        st = meta ? resolve_tracelogging(d, rec, meta, out) : resolve_manifest(d, rec, out);
+        break;
+    }
+    default:
+        break;
+    }
+    out->status = st;
+    if (fields && out->schema)
+        etl_fields_start(fields, out->schema, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size);
+    return st;
+}
+
+size_t etl_decoder_message(etl_decoder *d, const etl_record *rec, const etl_resolved *res, char *out, size_t cap)
+{
+    if (!d || !res || !res->schema || !res->has_message) {
+        if (cap)
+            out[0] = '\0';
+        return 0;
+    }
+    return etl_message_render(res->schema, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size,
+                              &d->msg, out, cap);
+}
