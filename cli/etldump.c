@@ -95,12 +95,14 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
+#include "pcapng_out.h"
 #include "prescan.h"
 #include "procs.h"
 #include "registry.h"
@@ -247,14 +249,10 @@ static void write_value(json_out *j, const etl_item *it)
         }
         return;
     case ETL_VALUE_UINT:
-        switch (v.format) {
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        if (etl_value_int_style(&v) != ETL_INT_DECIMAL) { /* "0x1F", "5 (ERROR_ACCESS_DENIED)" */
             n = etl_value_text(&v, t, tcap);
             json_string_n(j, t, n);
             return;
-        default:
-            break;
         }
         if (v.v.u <= JSON_SAFE_INT) {
             json_u64(j, v.v.u);
@@ -301,16 +299,11 @@ static void write_value(json_out *j, const etl_item *it)
     }
 }
 
-/* The object key of an item: its name, with "_N" for the Nth repeat of a name. */
+/* The object key of an item (fields.h: "_N" on the Nth repeat of a name). */
 static void field_key(json_out *j, const etl_item *it)
 {
-    if (!it->dup) {
-        json_key(j, it->name);
-        return;
-    }
-    static char key[ETL_SCHEMA_MAX_METADATA + 16];
-    snprintf(key, sizeof key, "%s_%u", it->name, (unsigned)it->dup);
-    json_key(j, key);
+    static char key[ETL_ITEM_KEY_MAX];
+    json_key(j, etl_item_key(it, key, sizeof key));
 }
 
 static void write_fields(json_out *j, etl_fields *f)
@@ -318,7 +311,6 @@ static void write_fields(json_out *j, etl_fields *f)
     enum { IN_OBJECT, IN_ARRAY };
     uint8_t in[ETL_SCHEMA_MAX_DEPTH + 1];
     int depth = 0;
-    bool skipped = false; /* a char array went out as one string: its ARRAY_END closes nothing */
     etl_item it, hole = {0};
     bool have_hole = false;
     in[0] = IN_OBJECT;
@@ -344,24 +336,12 @@ static void write_fields(json_out *j, etl_fields *f)
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
                 field_key(j, &it);
-            if (etl_value_is_char_array(&it)) {
-                bool cut;
-                size_t n = etl_value_char_array(&it, value_text, sizeof value_text, &cut);
-                json_string_n(j, value_text, n);
-                etl_fields_skip(f);
-                skipped = true;
-                break;
-            }
             json_begin_array(j);
             if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
                 in[++depth] = IN_ARRAY;
             break;
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && skipped) {
-                skipped = false;
-                break;
-            }
             if (k == ETL_ITEM_STRUCT_END)
                 json_end_object(j);
             else
@@ -830,13 +810,16 @@ static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
           "               [--manifest-path PATH]... [--verify-positions] FILE\n"
+          "       etldump --pcapng OUT [--first-appearance] FILE\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
           "with --summary one JSON object describing the file.\n"
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
           "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
           "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
-          "Manifests that do not load are reported on stderr and do not change the status.\n",
+          "Manifests that do not load are reported on stderr and do not change the status.\n"
+          "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
+          "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n",
           f);
 }
 
@@ -859,7 +842,7 @@ static bool same_record(const etl_record *a, const etl_record *b)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH };
+    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH, OPT_PCAPNG, OPT_FIRST_APPEARANCE };
     static const struct option opts[] = {
         {"summary", no_argument, NULL, 's'},
         {"order", required_argument, NULL, OPT_ORDER},
@@ -867,6 +850,8 @@ int main(int argc, char **argv)
         {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
         {"verify-positions", no_argument, NULL, OPT_VERIFY},
         {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
+        {"pcapng", required_argument, NULL, OPT_PCAPNG},
+        {"first-appearance", no_argument, NULL, OPT_FIRST_APPEARANCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -876,6 +861,8 @@ int main(int argc, char **argv)
     enum { MAX_MANIFEST_PATH_OPTIONS = 64 };
     const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS];
     size_t n_manifest_paths = 0;
+    const char *pcapng_path = NULL; /* --pcapng: packets to a pcapng file (pcapng_out.h) */
+    pcapng_out_options pcapng_opt = {0};
     int c;
     while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
         switch (c) {
@@ -910,6 +897,8 @@ int main(int argc, char **argv)
             }
             manifest_paths[n_manifest_paths++] = optarg;
             break;
+        case OPT_PCAPNG: pcapng_path = optarg; break;
+        case OPT_FIRST_APPEARANCE: pcapng_opt.first_appearance = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -919,6 +908,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
+    if (pcapng_path) {
+        pcapng_opt.progress = isatty(STDERR_FILENO);
+        return pcapng_out_run(pcapng_path, path, &eo, &pcapng_opt);
+    }
     etl_reader *r;
     etl_error err;
     if (etl_reader_open_file(path, &eo, &r, &err) != ETL_OK) {

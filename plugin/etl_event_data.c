@@ -213,17 +213,8 @@ etls_ftype_of(const etl_value *v)
         return v->bits == 8 ? ETLS_FT_I8 : v->bits == 16 ? ETLS_FT_I16
                : v->bits == 32 ? ETLS_FT_I32 : ETLS_FT_I64;
     case ETL_VALUE_UINT: {
-        bool hex;
+        bool hex = etl_value_is_hex(v);
 
-        switch (v->format) {
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
-            hex = true;
-            break;
-        default:
-            hex = false;
-            break;
-        }
         /* A pointer is HEXINT64 in a 32-bit record too: one 64-bit field whatever the
          * record's bitness, so a filter on it works on 32- and 64-bit traces alike. */
         if (v->format == ETL_OUT_HEXINT64)
@@ -377,13 +368,11 @@ etls_step_for(etls_schema_steps *ss, const etl_item *it, const etls_step *parent
             g_string_append(key, parent->key);
             g_string_append_c(key, '.');
         }
-        etls_append_utf8(path, it->name);
-        etls_fields_append_component(key, it->name);
-        if (it->dup != 0) {
-            /* the same suffix etldump gives the repeat of a member name */
-            g_string_append_printf(path, "_%u", (unsigned)it->dup);
-            g_string_append_printf(key, "_%u", (unsigned)it->dup);
-        }
+        char buf[ETL_ITEM_KEY_MAX];
+        const char *name = etl_item_key(it, buf, sizeof buf); /* "_N" on a repeated name */
+
+        etls_append_utf8(path, name);
+        etls_fields_append_component(key, name);
         st->path = g_string_free(path, FALSE);
         st->key = g_string_free(key, FALSE);
     }
@@ -409,13 +398,12 @@ etls_step_hf(etls_step *st, etls_ftype t)
 static const char *
 etls_label_name(wmem_allocator_t *pool, const etl_item *it)
 {
-    const char *name = it->name[0] != '\0' ? etls_utf8(pool, it->name, strlen(it->name))
-                                           : "(unnamed)";
+    char buf[ETL_ITEM_KEY_MAX];
+    const char *key = etl_item_key(it, buf, sizeof buf);
+    const char *name = key[0] != '\0' ? etls_utf8(pool, key, strlen(key)) : "(unnamed)";
 
     if (it->is_element)
         return wmem_strdup_printf(pool, "%s[%u]", name, it->array_index);
-    if (it->dup != 0)
-        return wmem_strdup_printf(pool, "%s_%u", name, (unsigned)it->dup);
     return name;
 }
 
@@ -501,24 +489,6 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     etls_finish_value(w, tree, ti, it, st, etls_text, text_len, off, len);
 }
 
-/* A character array (INT8/UINT8/UINT16 with the STRING out-type): one string, as Windows
- * shows it.  The caller passes over its elements. */
-static void
-etls_add_char_array(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st)
-{
-    bool cut;
-    size_t n = etl_value_char_array(it, etls_text, sizeof etls_text, &cut);
-    int off = w->payload_off + (int)it->offset;
-    int len = (int)it->wire_size;
-    int hf = etls_step_hf(st, ETLS_FT_STRING);
-    proto_item *ti = NULL;
-
-    if (hf >= 0)
-        ti = proto_tree_add_string(tree, hf, w->tvb, off, len,
-                                   wmem_strndup(w->pinfo->pool, etls_text, n));
-    etls_finish_value(w, tree, ti, it, st, etls_text, n, off, len);
-}
-
 static void
 etls_add_placeholder(etls_walk *w, proto_tree *tree, const etl_item *it)
 {
@@ -551,7 +521,6 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
     unsigned depth = 0;
     unsigned unpushed = 0;      /* containers deeper than the stack (the decoder bounds depth,
                                    so only a guard) */
-    bool in_char_array = false; /* its elements were skipped: its ARRAY_END closes nothing */
     bool placeholder = false;
     etl_item it;
 
@@ -575,12 +544,6 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
             proto_item *ci;
             proto_tree *ct;
 
-            if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
-                etls_add_char_array(w, lv->tree, &it, st);
-                etl_fields_skip(f);
-                in_char_array = true;
-                break;
-            }
             if (depth >= ETL_SCHEMA_MAX_DEPTH) {
                 unpushed++;
                 break;
@@ -604,10 +567,6 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
         }
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && in_char_array) {
-                in_char_array = false;
-                break;
-            }
             if (unpushed > 0) {
                 unpushed--;
                 break;

@@ -724,6 +724,14 @@ void etl_item_nominal(const etl_item *it, etl_value *v)
 
 void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap)
 {
+    if (it->char_array) {
+        memset(v, 0, sizeof *v);
+        v->kind = ETL_VALUE_STRING;
+        v->format = ETL_OUT_STRING;
+        v->str = buf;
+        v->str_len = etl_value_char_array(it, buf, cap, &v->truncated);
+        return;
+    }
     etl_value_decode_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size, it->pointer_size,
                          v, buf, cap);
 }
@@ -972,6 +980,23 @@ static void sb_code(sbuf *b, uint32_t code, uint16_t fmt)
     }
 }
 
+etl_int_style etl_value_int_style(const etl_value *v)
+{
+    if (v->kind != ETL_VALUE_UINT)
+        return ETL_INT_DECIMAL;
+    switch (v->format) {
+    case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+    case ETL_OUT_CODE_POINTER:
+        return ETL_INT_HEX;
+    case ETL_OUT_WIN32ERROR:
+        return ETL_INT_CODE;
+    case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        return ETL_INT_CODE_HEX;
+    default:
+        return ETL_INT_DECIMAL;
+    }
+}
+
 size_t etl_value_text(const etl_value *v, char *out, size_t cap)
 {
     sbuf b = {out, cap, 0, false};
@@ -985,12 +1010,12 @@ size_t etl_value_text(const etl_value *v, char *out, size_t cap)
         sb_i64(&b, v->v.i);
         break;
     case ETL_VALUE_UINT:
-        switch (v->format) {
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER:
+        switch (etl_value_int_style(v)) {
+        case ETL_INT_HEX:
             sb_hex(&b, v->v.u, 0);
             break;
-        case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        case ETL_INT_CODE:
+        case ETL_INT_CODE_HEX:
             sb_code(&b, (uint32_t)v->v.u, v->format);
             break;
         default:
@@ -1048,6 +1073,8 @@ size_t etl_value_format_raw(unsigned in, unsigned out, const uint8_t *p, size_t 
 
 size_t etl_value_format(const etl_item *it, char *out, size_t cap)
 {
+    if (it->char_array)
+        return etl_value_char_array(it, out, cap, NULL);
     if (it->map) {
         char scratch[64];
         etl_value v;

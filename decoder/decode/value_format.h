@@ -106,6 +106,22 @@ void etl_value_decode_raw(unsigned in_type, unsigned out_type, const uint8_t *p,
 /* Typed value of a VALUE item. */
 void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap);
 
+/* How the text of an unsigned integer value (ETL_VALUE_UINT) is written - the one rule behind
+ * a JSON writer's "number or string" and a typed field's base: */
+typedef enum etl_int_style {
+    ETL_INT_DECIMAL = 0, /* its decimal number */
+    ETL_INT_HEX,         /* "0x1F": HEXINT8..64, POINTER, CODE_POINTER */
+    ETL_INT_CODE,        /* decimal and a name: WIN32ERROR "5 (ERROR_ACCESS_DENIED)" */
+    ETL_INT_CODE_HEX     /* "0x%08X" and a name: NTSTATUS, HRESULT */
+} etl_int_style;
+etl_int_style etl_value_int_style(const etl_value *v);
+/* Is the value's number shown in hex (ETL_INT_HEX or ETL_INT_CODE_HEX)? */
+static inline bool etl_value_is_hex(const etl_value *v)
+{
+    etl_int_style s = etl_value_int_style(v);
+    return s == ETL_INT_HEX || s == ETL_INT_CODE_HEX;
+}
+
 /* Text of a decoded value into out (cap bytes, NUL-terminated); returns its length. */
 size_t etl_value_text(const etl_value *v, char *out, size_t cap);
 /* Text of raw bytes / of a VALUE item (decode + text in one call, one buffer). */

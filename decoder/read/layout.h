@@ -169,6 +169,13 @@ enum {
     TRACE_MESSAGE_TIMESTAMP = 0x0008,   /* i64 timestamp */
     TRACE_MESSAGE_SYSTEMINFO = 0x0020   /* u32 thread id, u32 process id */
 };
+enum {
+    TRACE_MESSAGE_SEQUENCE_SIZE = 4,
+    TRACE_MESSAGE_GUID_SIZE = 16,
+    TRACE_MESSAGE_COMPONENTID_SIZE = 4,
+    TRACE_MESSAGE_TIMESTAMP_SIZE = 8,
+    TRACE_MESSAGE_SYSTEMINFO_SIZE = 8
+};
 
 /* ---- TRACE_LOGFILE_HEADER (1.2): the payload of the first record --------------------------- */
 

@@ -125,11 +125,11 @@ static uint32_t message_timestamp_offset(uint16_t opt)
 {
     uint32_t off = MESSAGE_TRACE_HEADER_SIZE;
     if (opt & TRACE_MESSAGE_SEQUENCE)
-        off += 4;
+        off += TRACE_MESSAGE_SEQUENCE_SIZE;
     if (opt & TRACE_MESSAGE_COMPONENTID)
-        off += 4; /* component id wins over the GUID when both flags are set */
+        off += TRACE_MESSAGE_COMPONENTID_SIZE; /* component id wins over the GUID when both flags are set */
     else if (opt & TRACE_MESSAGE_GUID)
-        off += 16;
+        off += TRACE_MESSAGE_GUID_SIZE;
     return (opt & TRACE_MESSAGE_TIMESTAMP) ? off : 0;
 }
 
@@ -182,7 +182,7 @@ etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out,
         break;
     case ETL_HT_MESSAGE: {
         uint32_t to = message_timestamp_offset(etl_ld16(d + MESSAGE_TRACE_HEADER_OFF_OPTION_FLAGS));
-        if (to && etl_span_ok(out->size, to, 8)) {
+        if (to && etl_span_ok(out->size, to, TRACE_MESSAGE_TIMESTAMP_SIZE)) {
             out->timestamp_raw = (int64_t)etl_ld64(d + to);
             out->has_timestamp = true;
         }
@@ -354,6 +354,17 @@ static void frame_classic(const uint8_t *d, etl_record *rec)
     rec->payload_offset = rec->header_size;
 }
 
+/* The MESSAGE optional item of `n` bytes at *p (and *p moved past it), or NULL when the record
+ * ends first (*p unmoved). */
+static const uint8_t *message_item(const uint8_t *d, const etl_record *rec, uint32_t *p, uint32_t n)
+{
+    if (!etl_span_ok(rec->size, *p, n))
+        return NULL;
+    const uint8_t *item = d + *p;
+    *p += n;
+    return item;
+}
+
 /* MESSAGE (WPP): optional items in a fixed order, each present only when its flag is set. */
 static void frame_message(const uint8_t *d, etl_record *rec)
 {
@@ -362,37 +373,32 @@ static void frame_message(const uint8_t *d, etl_record *rec)
     rec->message_flags = opt;
     rec->event_id = rec->message_number;
     uint32_t p = MESSAGE_TRACE_HEADER_SIZE;
+    const uint8_t *item;
     if (opt & TRACE_MESSAGE_SEQUENCE) {
-        if (!etl_span_ok(rec->size, p, 4))
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_SEQUENCE_SIZE)))
             goto cut;
-        rec->sequence = etl_ld32(d + p);
+        rec->sequence = etl_ld32(item);
         rec->has_sequence = true;
-        p += 4;
     }
     if (opt & TRACE_MESSAGE_COMPONENTID) {
-        if (!etl_span_ok(rec->size, p, 4))
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_COMPONENTID_SIZE)))
             goto cut;
-        rec->component_id = etl_ld32(d + p);
+        rec->component_id = etl_ld32(item);
         rec->has_component_id = true;
-        p += 4;
     } else if (opt & TRACE_MESSAGE_GUID) {
-        if (!etl_span_ok(rec->size, p, 16))
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_GUID_SIZE)))
             goto cut;
-        etl_read_guid(d + p, &rec->provider);
+        etl_read_guid(item, &rec->provider);
         rec->has_provider = true;
-        p += 16;
     }
-    if (opt & TRACE_MESSAGE_TIMESTAMP) {
-        if (!etl_span_ok(rec->size, p, 8))
-            goto cut;
-        p += 8; /* the timestamp, already taken by the peek */
-    }
+    /* the timestamp, already taken by the peek */
+    if ((opt & TRACE_MESSAGE_TIMESTAMP) && !message_item(d, rec, &p, TRACE_MESSAGE_TIMESTAMP_SIZE))
+        goto cut;
     if (opt & TRACE_MESSAGE_SYSTEMINFO) {
-        if (!etl_span_ok(rec->size, p, 8))
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_SYSTEMINFO_SIZE)))
             goto cut;
-        rec->tid = etl_ld32(d + p);
-        rec->pid = etl_ld32(d + p + 4);
-        p += 8;
+        rec->tid = etl_ld32(item);
+        rec->pid = etl_ld32(item + 4);
     }
     rec->header_size = p;
     rec->payload_offset = p;

@@ -170,11 +170,12 @@ const char *etl_mf_out_type_qname(uint16_t out_type)
 }
 
 /* The standard names of winmeta.xml, with the display text TDH gives them. */
-static const struct {
+typedef struct std_name {
     const char *name;
     uint8_t value;
     const char *display;
-} std_levels[] = {{"win:LogAlways", 0, "Log Always"}, {"win:Critical", 1, "Critical"}, {"win:Error", 2, "Error"},
+} std_name;
+static const std_name std_levels[] = {{"win:LogAlways", 0, "Log Always"}, {"win:Critical", 1, "Critical"}, {"win:Error", 2, "Error"},
                   {"win:Warning", 3, "Warning"},      {"win:Informational", 4, "Information"},
                   {"win:Verbose", 5, "Verbose"}},
   std_opcodes[] = {{"win:Info", 0, "Info"},         {"win:Start", 1, "Start"},   {"win:Stop", 2, "Stop"},
@@ -184,6 +185,17 @@ static const struct {
   std_channels[] = {{"TraceClassic", 0, "TraceClassic"}, {"System", 8, "System"}, {"Application", 9, "Application"},
                     {"Security", 10, "Security"},        {"TraceLogging", 11, "TraceLogging"},
                     {"ProviderMetadata", 12, "ProviderMetadata"}};
+
+/* A standard name (`name` may be NULL: none) to its value and display text; nothing when the
+ * table does not have it (the tables repeat no name). */
+static void std_find(const std_name *table, size_t n, const char *name, uint8_t *value, const char **display)
+{
+    for (size_t k = 0; name && k < n; k++)
+        if (strcmp(table[k].name, name) == 0) {
+            *value = table[k].value;
+            *display = table[k].display;
+        }
+}
 
 /* ---- element handlers ------------------------------------------------------------------- */
 
@@ -523,22 +535,14 @@ static void finish_provider(parse_state *st, provider_build *pb)
             e->e.opcode = (uint8_t)x->value;
             e->e.opcode_name = x->display;
         } else {
-            for (size_t k = 0; e->opcode && k < G_N_ELEMENTS(std_opcodes); k++)
-                if (strcmp(std_opcodes[k].name, e->opcode) == 0) {
-                    e->e.opcode = std_opcodes[k].value;
-                    e->e.opcode_name = std_opcodes[k].display;
-                }
+            std_find(std_opcodes, G_N_ELEMENTS(std_opcodes), e->opcode, &e->e.opcode, &e->e.opcode_name);
         }
         /* level */
         if ((x = find_named(pb->levels, e->level, false, 0))) {
             e->e.level = (uint8_t)x->value;
             e->e.level_name = x->display;
         } else {
-            for (size_t k = 0; e->level && k < G_N_ELEMENTS(std_levels); k++)
-                if (strcmp(std_levels[k].name, e->level) == 0) {
-                    e->e.level = std_levels[k].value;
-                    e->e.level_name = std_levels[k].display;
-                }
+            std_find(std_levels, G_N_ELEMENTS(std_levels), e->level, &e->e.level, &e->e.level_name);
         }
         /* channel */
         if ((x = find_named(pb->channels, e->channel, false, 0))) {

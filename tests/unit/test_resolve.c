@@ -12,6 +12,7 @@
 #include "fields.h"
 #include "prescan.h"
 #include "resolve.h"
+#include "value_format.h"
 
 static const char *captures, *manifests;
 
@@ -22,6 +23,9 @@ typedef struct tally {
     unsigned from[ETL_NAME_CACHE + 1];
     unsigned wpp_not_applicable, wpp;
     unsigned started;        /* a schema and a first item that is not END (or an END with bytes) */
+    unsigned char_arrays;    /* character arrays handed out as one VALUE */
+    unsigned char_array_begins; /* ... or as an ARRAY_BEGIN (never, from resolve) */
+    unsigned repeats;        /* items with a repeated name, keyed "name_N" */
     unsigned names_in_record;/* event/provider names whose bytes lie inside the record */
     unsigned bad_bytes;      /* ... outside it */
     unsigned missing_hint;   /* SCHEMA_MISSING with the registry's hint and the key's GUID */
@@ -77,6 +81,29 @@ static void resolve_file(const char *name, bool with_manifests, unsigned flags, 
             etl_item_kind k = etl_fields_next(&f, &it);
             if (k != ETL_ITEM_END || rec.payload_size == 0 || it.size)
                 t->started++;
+            for (; k != ETL_ITEM_END; k = etl_fields_next(&f, &it)) {
+                if (k == ETL_ITEM_VALUE && it.char_array) {
+                    t->char_arrays++;
+                    etl_value v;
+                    char text[4096];
+                    etl_value_decode(&it, &v, text, sizeof text);
+                    CHECK(v.kind == ETL_VALUE_STRING);
+                    char again[4096];
+                    size_t n = etl_value_format(&it, again, sizeof again);
+                    CHECK(n == v.str_len && memcmp(again, v.str, n) == 0);
+                }
+                if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it))
+                    t->char_array_begins++;
+                if (it.dup) {
+                    char key[ETL_ITEM_KEY_MAX], want[ETL_ITEM_KEY_MAX];
+                    snprintf(want, sizeof want, "%s_%u", it.name, (unsigned)it.dup);
+                    CHECK_STR(etl_item_key(&it, key, sizeof key), want);
+                    t->repeats++;
+                } else if (k != ETL_ITEM_END) {
+                    char key[8];
+                    CHECK(etl_item_key(&it, key, sizeof key) == it.name);
+                }
+            }
             CHECK(res.event_name != NULL);
         } else {
             CHECK(st == ETL_RESOLVE_SCHEMA_MISSING || st == ETL_RESOLVE_NOT_APPLICABLE ||
@@ -129,6 +156,7 @@ static void test_tracelogging(void)
     CHECK_EQ_U(t.kind[ETL_RESOLVE_CLASSIC], 2);
     CHECK_EQ_U(t.status[ETL_RESOLVE_DECODED], 7);
     CHECK_EQ_U(t.started, 7);
+    CHECK_EQ_U(t.char_array_begins, 0);
 }
 
 /* PROV_TRAITS names are remembered for the provider's later events, unless asked not to. */
