@@ -720,7 +720,6 @@ etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, bool counted,
     etls_step *stack[ETL_SCHEMA_MAX_DEPTH + 1];
     bool counted_at[ETL_SCHEMA_MAX_DEPTH + 1];
     unsigned depth = 0, unpushed = 0;
-    bool in_char_array = false;
     etls_schema_steps *ss = etls_steps_in(by_index, s);
     etl_schema_walk w;
     etl_item it;
@@ -734,7 +733,7 @@ etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, bool counted,
         if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
             break;
         switch (k) {
-        case ETL_ITEM_VALUE: {
+        case ETL_ITEM_VALUE: {  /* character arrays included: one string */
             etl_value v;
 
             etl_item_nominal(&it, &v);
@@ -746,14 +745,6 @@ etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, bool counted,
         case ETL_ITEM_ARRAY_BEGIN: {
             etls_step *st = etls_step_for(ss, &it, stack[depth]);
 
-            if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
-                /* one string, whatever its count */
-                if (counted_at[depth] == counted)
-                    fn(ctx, st, ETLS_FT_STRING);
-                etl_schema_walk_skip(&w);
-                in_char_array = true;
-                break;
-            }
             if (depth >= ETL_SCHEMA_MAX_DEPTH) {
                 unpushed++;
                 break;
@@ -765,9 +756,7 @@ etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, bool counted,
         }
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && in_char_array)
-                in_char_array = false;
-            else if (unpushed > 0)
+            if (unpushed > 0)
                 unpushed--;
             else if (depth > 0)
                 depth--;

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "value_format.h"
+
 void etl_schema_walk_start(etl_schema_walk *w, const etl_schema *s, uint8_t pointer_size)
 {
     w->schema = s;
@@ -67,6 +69,14 @@ etl_item_kind etl_schema_walk_next(etl_schema_walk *w, etl_item *it)
     case ETL_OP_ARRAY_BEGIN:
         it->kind = ETL_ITEM_ARRAY_BEGIN;
         it->elem_size = fixed_element(s, pc);
+        if (etl_value_is_char_array(it) && st->match < s->step_count) {
+            /* one string, as the enumerator hands it out with ETL_FIELDS_CHAR_STRINGS: its
+             * element and its ARRAY_END are not walked */
+            it->kind = ETL_ITEM_VALUE;
+            it->char_array = true;
+            it->size = it->wire_size = UINT32_MAX;
+            w->pc = st->match + 1;
+        }
         break;
     case ETL_OP_ARRAY_END:
         it->kind = ETL_ITEM_ARRAY_END;
@@ -83,15 +93,4 @@ etl_item_kind etl_schema_walk_next(etl_schema_walk *w, etl_item *it)
         break;
     }
     return w->last_kind = it->kind;
-}
-
-bool etl_schema_walk_skip(etl_schema_walk *w)
-{
-    if (w->done || (w->last_kind != ETL_ITEM_ARRAY_BEGIN && w->last_kind != ETL_ITEM_STRUCT_BEGIN))
-        return false;
-    const etl_schema_step *b = &w->schema->steps[w->pc - 1];
-    if (b->match > w->pc && b->match < w->schema->step_count)
-        w->pc = b->match;
-    w->last_kind = ETL_ITEM_END;
-    return true;
 }

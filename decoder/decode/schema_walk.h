@@ -15,7 +15,10 @@
  *   ARRAY_BEGIN / ARRAY_END      the element program comes once between them, its items with
  *                                is_element set and array_index 0; array_count 0 (the payload
  *                                decides it); elem_size set when the element is one fixed-size
- *                                VALUE (so etl_value_is_char_array answers for it)
+ *                                VALUE
+ *   VALUE with char_array        a character array (etl_value_is_char_array), as the enumerator
+ *                                hands it out with ETL_FIELDS_CHAR_STRINGS: one VALUE at the
+ *                                ARRAY_BEGIN's step, its element and ARRAY_END not walked
  *   PLACEHOLDER                  the schema's UNSUPPORTED step, with its reason; END follows
  *   END
  *
@@ -47,9 +50,6 @@ typedef struct etl_schema_walk {
 void etl_schema_walk_start(etl_schema_walk *w, const etl_schema *s, uint8_t pointer_size);
 /* The next item (also returned as the kind). */
 etl_item_kind etl_schema_walk_next(etl_schema_walk *w, etl_item *it);
-/* Right after an ARRAY_BEGIN or STRUCT_BEGIN: pass over its contents, so that the next item is
- * its END (as etl_fields_skip).  False after any other item. */
-bool etl_schema_walk_skip(etl_schema_walk *w);
 
 #ifdef __cplusplus
 }

@@ -718,6 +718,12 @@ void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n,
 
 void etl_item_nominal(const etl_item *it, etl_value *v)
 {
+    if (it->char_array) { /* the string etl_value_decode makes of it */
+        memset(v, 0, sizeof *v);
+        v->kind = ETL_VALUE_STRING;
+        v->format = ETL_OUT_STRING;
+        return;
+    }
     etl_value_nominal(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->pointer_size,
                       it->size == UINT32_MAX ? ETL_VALUE_SIZE_ANY : it->size, v);
 }
