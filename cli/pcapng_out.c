@@ -10,8 +10,9 @@
  *   per packet  epb_flags direction (pktmon DirTag, ndiscap SendPath/ReceivePath), epb_packetid
  *               (pktmon PktGroupId), epb_verdict for pktmon drops (type 0, the DropReason as
  *               u32 then the DropLocation as u32), and a comment with the process and thread
- *               ids and the pktmon packet number, appearance and component (Wireshark shows it
- *               as the packet comment, frame.comment);
+ *               ids and the pktmon packet number, appearance and component, or the ndiscap
+ *               fragment count, VLAN and 1002 radio metadata (Wireshark shows it as the packet
+ *               comment, frame.comment; pcapng has no standard option for a process id);
  *   times       the record's FILETIME (pktmon's own conversion, which the reader's is) in
  *               microseconds since 1970, the format's default unit, as pktmon etl2pcap writes.
  * Frames without a link type (pktmon HTTP or unknown PacketType) and empty ones are not
@@ -38,14 +39,6 @@
 #define PROGRESS_EVERY 16384u
 #define USER_APPL "etlshark etldump --pcapng"
 
-typedef struct iface_key {
-    uint8_t source;
-    uint16_t link;
-    uint16_t vlan;
-    uint32_t id;
-    uint32_t port;
-} iface_key;
-
 typedef struct conv {
     pcapng_writer w;
     etl_packets *pk;
@@ -66,10 +59,10 @@ static void medium_text(char *out, size_t cap, const etl_packet_iface *e)
 
 static uint32_t interface_for(conv *c, const etl_packet *p)
 {
-    iface_key k = { (uint8_t)p->source, (uint16_t)p->link_type, p->has_vlan ? p->vlan_id : 0, p->interface_id,
-                    p->vmswitch ? p->source_port_id : 0 };
+    unsigned vlan = p->has_vlan ? p->vlan_id : 0, port = p->vmswitch ? p->source_port_id : 0;
     char key[64];
-    snprintf(key, sizeof key, "%u:%u:%u:%u:%u", k.source, k.link, k.vlan, k.id, k.port);
+    snprintf(key, sizeof key, "%u:%u:%u:%u:%u", (unsigned)p->source, (unsigned)p->link_type, vlan, p->interface_id,
+             port);
     gpointer v = g_hash_table_lookup(c->ifaces, key);
     if (v)
         return GPOINTER_TO_UINT(v) - 1u;
@@ -90,7 +83,7 @@ static uint32_t interface_for(conv *c, const etl_packet *p)
         snprintf(name, sizeof name, "ndiscap ifindex %u", p->interface_id);
         if (p->vmswitch)
             snprintf(desc, sizeof desc, "ndiscap LowerIfIndex %u, MiniportIfIndex %u%s, VMSwitch port %u, VLAN %u, %s",
-                     p->lower_if_index, p->miniport_if_index, med, p->source_port_id, k.vlan,
+                     p->lower_if_index, p->miniport_if_index, med, p->source_port_id, vlan,
                      etl_link_type_name(p->link_type));
         else
             snprintf(desc, sizeof desc, "ndiscap LowerIfIndex %u, MiniportIfIndex %u%s, %s", p->lower_if_index,
@@ -118,7 +111,7 @@ static void write_packet(conv *c, const etl_packet *p)
     o.direction = p->direction == ETL_DIR_INBOUND ? PCAPNG_DIR_INBOUND
                   : p->direction == ETL_DIR_OUTBOUND ? PCAPNG_DIR_OUTBOUND
                                                      : PCAPNG_DIR_UNKNOWN;
-    char comment[160];
+    char comment[256];
     int n = 0;
     if (p->pid != ETL_NO_ID)
         n = snprintf(comment, sizeof comment, "PID %u TID %u", p->pid, p->tid);
@@ -138,9 +131,16 @@ static void write_packet(conv *c, const etl_packet *p)
             }
             o.verdict_len = 8;
         }
-    } else if (p->fragments > 1 || p->has_vlan) {
-        snprintf(comment + n, sizeof comment - (size_t)n, "%sndiscap fragments %u%s", n ? ", " : "", p->fragments,
-                 p->has_vlan ? ", VLAN tagged" : "");
+    } else {
+        /* what the frame bytes do not say: fragments joined, the VLAN tag, the radio */
+        char vlan[32] = "", radio[80] = "";
+        if (p->has_vlan)
+            snprintf(vlan, sizeof vlan, ", VLAN %u priority %u", p->vlan_id, p->vlan_priority);
+        if (p->has_radio)
+            snprintf(radio, sizeof radio, ", radio %u kHz %d dBm rate %u x 500 kb/s", p->radio.center_frequency,
+                     (int)p->radio.rssi, p->radio.data_rate);
+        snprintf(comment + n, sizeof comment - (size_t)n, "%sndiscap fragments %u%s%s", n ? ", " : "", p->fragments,
+                 vlan, radio);
     }
     o.comment = comment;
     pcapng_packet(&c->w, ifc, us, p->frame, p->captured_len, p->original_len, &o);

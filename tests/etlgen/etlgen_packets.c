@@ -184,15 +184,21 @@ static int media(struct pgen *g, etlw_bytes *p, uint16_t id, uint32_t lower, uin
     return event(g, NDISCAP_GUID, id, 5, 0x8000000000ull, p);
 }
 
-void etlgen_config_ndiscap(etlw_config *c, const etlgen_options *opt)
+/* Both kinds of capture: 64-bit, one CPU, 64 KiB buffers, QPC at 10 MHz. */
+static void capture_config(etlw_config *c, const char *logger, const char *file)
 {
-    (void)opt;
     etlw_config_init(c);
     c->pointer_size = 8;
     c->num_cpus = 1;
     c->buffer_size = 65536;
-    c->logger_name = "NetTrace";
-    c->log_file_name = "C:\\etlshark\\NetTrace.etl";
+    c->logger_name = logger;
+    c->log_file_name = file;
+}
+
+void etlgen_config_ndiscap(etlw_config *c, const etlgen_options *opt)
+{
+    (void)opt;
+    capture_config(c, "NetTrace", "C:\\etlshark\\NetTrace.etl");
 }
 
 int etlgen_fill_ndiscap(etlw_writer *w, const etlgen_options *opt)
@@ -316,12 +322,7 @@ static int pktmon_rundown(struct pgen *g, etlw_bytes *p)
 void etlgen_config_pktmon(etlw_config *c, const etlgen_options *opt)
 {
     (void)opt;
-    etlw_config_init(c);
-    c->pointer_size = 8;
-    c->num_cpus = 1;
-    c->buffer_size = 65536;
-    c->logger_name = "PktMon";
-    c->log_file_name = "C:\\etlshark\\PktMon.etl";
+    capture_config(c, "PktMon", "C:\\etlshark\\PktMon.etl");
 }
 
 int etlgen_fill_pktmon(etlw_writer *w, const etlgen_options *opt)
