@@ -23,7 +23,9 @@
  *
  * Sequential state: ndiscap fragments are joined until PacketEnd, and a 1002 radio metadata
  * event describes the packet after it, so records must be decoded in stream order; the frame of
- * a joined packet is returned with its last fragment's record.  A consumer that reads records
+ * a joined packet is returned with its last fragment's record.  Both are kept per processor
+ * (the record's cpu): one processor logs a packet's events one after another, and in time order
+ * other processors' packets may come between them.  A consumer that reads records
  * again at random (Wireshark after its first pass) keeps the frames of its first pass.
  *
  * Bad input never stops anything: the problem is set on the result (status, message and file
@@ -122,7 +124,7 @@ typedef enum etl_packet_dir { ETL_DIR_UNKNOWN = 0, ETL_DIR_INBOUND = 1, ETL_DIR_
 typedef struct etl_packet_radio {
     uint32_t receive_flags;
     uint32_t phy_id;
-    uint32_t center_frequency; /* as logged (kHz on the builds seen; MHz = / 1000) */
+    uint32_t center_frequency; /* as logged (uChCenterFrequency: MHz in the DOT11 documentation) */
     uint16_t mpdus;
     int32_t rssi;              /* dBm */
     uint8_t data_rate;         /* 500 kb/s units */

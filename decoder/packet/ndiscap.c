@@ -105,8 +105,14 @@ static uint32_t inferred_length(etl_link_type link, const uint8_t *f, uint32_t l
     return 0;
 }
 
+static etl_ndiscap_stream *stream_of(etl_packets *pk, const etl_record *rec)
+{
+    return &pk->streams[rec->cpu % ETL_PACKET_STREAMS];
+}
+
 static void take_radio(etl_packets *pk, const etl_record *rec, etl_packet *out, etl_error *err)
 {
+    etl_ndiscap_stream *st = stream_of(pk, rec);
     const uint8_t *d = rec->bytes + rec->payload_offset;
     size_t n = rec->payload_size;
     uint32_t size;
@@ -124,14 +130,14 @@ static void take_radio(etl_packets *pk, const etl_record *rec, etl_packet *out, 
     if (size != RADIO_SIZE)
         return; /* another kind of metadata: nothing known to attach */
     const uint8_t *m = d + FRAG_OFF_BYTES;
-    pk->radio.receive_flags = etl_ld32(m + RADIO_OFF_FLAGS);
-    pk->radio.phy_id = etl_ld32(m + RADIO_OFF_PHY_ID);
-    pk->radio.center_frequency = etl_ld32(m + RADIO_OFF_FREQUENCY);
-    pk->radio.mpdus = etl_ld16(m + RADIO_OFF_MPDUS);
-    pk->radio.rssi = (int32_t)etl_ld32(m + RADIO_OFF_RSSI);
-    pk->radio.data_rate = m[RADIO_OFF_RATE];
-    pk->radio.timestamp = etl_ld64(m + RADIO_OFF_TIMESTAMP);
-    pk->has_radio = true;
+    st->radio.receive_flags = etl_ld32(m + RADIO_OFF_FLAGS);
+    st->radio.phy_id = etl_ld32(m + RADIO_OFF_PHY_ID);
+    st->radio.center_frequency = etl_ld32(m + RADIO_OFF_FREQUENCY);
+    st->radio.mpdus = etl_ld16(m + RADIO_OFF_MPDUS);
+    st->radio.rssi = (int32_t)etl_ld32(m + RADIO_OFF_RSSI);
+    st->radio.data_rate = m[RADIO_OFF_RATE];
+    st->radio.timestamp = etl_ld64(m + RADIO_OFF_TIMESTAMP);
+    st->has_radio = true;
 }
 
 /* 1003's variable head: find the fragment size field, read SourcePortId and the VLAN. */
@@ -189,9 +195,8 @@ static void pending_clear(etl_pending_packet *p)
     p->cut = false;
 }
 
-static void pending_append(etl_packets *pk, const uint8_t *b, uint32_t len)
+static void pending_append(etl_pending_packet *p, const uint8_t *b, uint32_t len)
 {
-    etl_pending_packet *p = &pk->pending;
     if (!p->bytes && !(p->bytes = g_try_malloc(ETL_PACKET_MAX_FRAME)))
         return;
     uint32_t room = ETL_PACKET_MAX_FRAME - p->len;
@@ -246,7 +251,8 @@ void etl_ndiscap_decode(etl_packets *pk, const etl_record *rec, etl_packet *out,
     }
 
     bool start = (kw & ETL_NDISCAP_KW_PACKET_START) != 0, end = (kw & ETL_NDISCAP_KW_PACKET_END) != 0;
-    etl_pending_packet *p = &pk->pending;
+    etl_ndiscap_stream *st = stream_of(pk, rec);
+    etl_pending_packet *p = &st->pending;
     if (start && p->active) {
         etl_packets_problem(pk, rec, out, &pk->stats.start_without_end, ETL_ERR_CORRUPT, 0, err,
                             "a packet starts before the previous one ended: %u bytes of it dropped", p->len);
@@ -267,7 +273,7 @@ void etl_ndiscap_decode(etl_packets *pk, const etl_record *rec, etl_packet *out,
         out->fragments = 1;
     } else {
         p->active = true;
-        pending_append(pk, frag, frag_len); /* out of memory: this fragment goes, the packet goes on */
+        pending_append(p, frag, frag_len); /* out of memory: this fragment goes, the packet goes on */
         if (!end) {
             out->kind = ETL_PACKET_HELD;
             return;
@@ -302,9 +308,9 @@ void etl_ndiscap_decode(etl_packets *pk, const etl_record *rec, etl_packet *out,
                             "a packet without bytes");
     if (out->link_type == ETL_LINK_RAW)
         out->ip_version = etl_packet_ip_version(out->frame, out->captured_len);
-    if (pk->has_radio) {
+    if (st->has_radio) {
         out->has_radio = true;
-        out->radio = pk->radio;
-        pk->has_radio = false;
+        out->radio = st->radio;
+        st->has_radio = false;
     }
 }

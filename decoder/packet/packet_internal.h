@@ -18,13 +18,22 @@ typedef struct etl_pending_packet {
     bool cut;                   /* bytes past ETL_PACKET_MAX_FRAME were dropped */
 } etl_pending_packet;
 
+/* What one processor's ndiscap events carry over to its next ones.  The fragments of one packet
+ * and the metadata before it are logged one after another by one processor (into its own
+ * buffer), but in time order another processor's packets can come between them: so the state
+ * is kept per processor (rec->cpu), in ETL_PACKET_STREAMS slots (processor modulo the count). */
+typedef struct etl_ndiscap_stream {
+    etl_pending_packet pending;
+    bool has_radio;             /* a 1002 waits for the next packet */
+    etl_packet_radio radio;
+} etl_ndiscap_stream;
+#define ETL_PACKET_STREAMS 64u
+
 struct etl_packets {
     GArray *ifaces;             /* etl_packet_iface, in the order first seen */
     GHashTable *iface_index;    /* (source << 32 | id) + 1 -> index + 1 */
     etl_packets_stats stats;
-    etl_pending_packet pending;
-    bool has_radio;             /* a 1002 waits for the next packet */
-    etl_packet_radio radio;
+    etl_ndiscap_stream streams[ETL_PACKET_STREAMS];
     uint8_t *frame_buf;         /* frames whose bytes differ from one record's (ETL_PACKET_MAX_FRAME) */
 };
 

@@ -35,7 +35,8 @@ void etl_packets_free(etl_packets *pk)
     g_hash_table_foreach(pk->iface_index, free_key, NULL);
     g_hash_table_destroy(pk->iface_index);
     g_array_free(pk->ifaces, TRUE);
-    g_free(pk->pending.bytes);
+    for (unsigned i = 0; i < ETL_PACKET_STREAMS; i++)
+        g_free(pk->streams[i].pending.bytes);
     g_free(pk->frame_buf);
     g_free(pk);
 }
@@ -47,11 +48,14 @@ const etl_packets_stats *etl_packets_get_stats(const etl_packets *pk)
 
 void etl_packets_reset_stream(etl_packets *pk)
 {
-    pk->pending.active = false;
-    pk->pending.len = 0;
-    pk->pending.fragments = 0;
-    pk->pending.cut = false;
-    pk->has_radio = false;
+    for (unsigned i = 0; i < ETL_PACKET_STREAMS; i++) {
+        etl_ndiscap_stream *st = &pk->streams[i];
+        st->pending.active = false;
+        st->pending.len = 0;
+        st->pending.fragments = 0;
+        st->pending.cut = false;
+        st->has_radio = false;
+    }
 }
 
 /* ---- interfaces ---------------------------------------------------------------------------- */

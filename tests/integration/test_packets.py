@@ -228,7 +228,7 @@ def test_ndiscap():
         vms = [i for i in ifaces if "VMSwitch port 77, VLAN 100" in i["description"]]
         check(len(vms) == 1, "the VMSwitch interface is per port and VLAN")
         comments = [a["opts"].get(1, [b""])[0].decode() for a in got]
-        check("radio 2437000 kHz -42 dBm rate 108" in comments[1], f"the 802.11 frame's comment has its radio metadata ({comments[1]})")
+        check("radio 2437 MHz -42 dBm rate 108" in comments[1], f"the 802.11 frame's comment has its radio metadata ({comments[1]})")
         check("fragments 3" in comments[4], "the joined packet's comment says 3 fragments")
         check("VLAN 100 priority 5" in comments[5], "the VMSwitch frame's comment has its VLAN")
         check(all(c.startswith("PID 4 TID 100") for c in comments), "PID/TID in every comment")

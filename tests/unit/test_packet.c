@@ -204,9 +204,27 @@ static void test_ndiscap_crafted(void)
     CHECK(out.captured_len == 18 && memcmp(out.frame, eth, 18) == 0 && out.fragments == 3);
     CHECK(out.direction == ETL_DIR_OUTBOUND);
 
+    /* two processors' packets interleaved in time order: each joins its own fragments */
+    for (int i = 0; i < 2; i++) {
+        n = frag_payload(p, 7, eth + 9 * i, 9, 9);
+        r = make(&etl_ndiscap_guid, ETL_NDISCAP_EV_FRAGMENT, base | (i ? ETL_NDISCAP_KW_PACKET_END : ETL_NDISCAP_KW_PACKET_START),
+                 p, (uint32_t)n);
+        etl_packets_decode(pk, &r, &out, &err);
+        CHECK(out.kind == (i ? ETL_PACKET_FRAME : ETL_PACKET_HELD) && out.problem == ETL_OK);
+        if (i)
+            CHECK(out.captured_len == 18 && memcmp(out.frame, eth, 18) == 0 && out.fragments == 2);
+        if (!i) { /* processor 1 logs a whole packet between processor 0's two fragments */
+            n = frag_payload(p, 5, eth, 6, 6);
+            r = make(&etl_ndiscap_guid, ETL_NDISCAP_EV_FRAGMENT, base | KW_ONE, p, (uint32_t)n);
+            r.cpu = 1;
+            etl_packets_decode(pk, &r, &out, &err);
+            CHECK(out.kind == ETL_PACKET_FRAME && out.problem == ETL_OK && out.captured_len == 6 && out.interface_id == 5);
+        }
+    }
+
     /* 802.11 with radio metadata before it; the Protected bit cleared */
     uint8_t md[48] = {0};
-    put32(md, 12, 2437000);
+    put32(md, 12, 2437);
     put32(md, 20, (uint32_t)-42);
     md[24] = 108;
     n = frag_payload(p, 9, md, sizeof md, sizeof md);
@@ -219,7 +237,7 @@ static void test_ndiscap_crafted(void)
              (uint32_t)n);
     etl_packets_decode(pk, &r, &out, &err);
     CHECK(out.link_type == ETL_LINK_IEEE802_11 && out.modified && out.frame[1] == 0x01 && out.frame[0] == 0x08);
-    CHECK(out.has_radio && out.radio.center_frequency == 2437000 && out.radio.rssi == -42 && out.radio.data_rate == 108);
+    CHECK(out.has_radio && out.radio.center_frequency == 2437 && out.radio.rssi == -42 && out.radio.data_rate == 108);
     /* the metadata describes one packet only */
     etl_packets_decode(pk, &r, &out, &err);
     CHECK(!out.has_radio);
@@ -293,7 +311,7 @@ static void test_ndiscap_crafted(void)
     CHECK_EQ_U(s->bad_fragment_size, 1);
     CHECK_EQ_U(s->end_without_start, 1);
     CHECK_EQ_U(s->start_without_end, 1);
-    CHECK_EQ_U(s->fragments_joined, 3);
+    CHECK_EQ_U(s->fragments_joined, 5);
     CHECK_EQ_U(s->problems, 3);
     etl_packets_free(pk);
 }
