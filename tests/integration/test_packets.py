@@ -122,6 +122,10 @@ def test_first():
     check(len(ids) == len(set(ids)), "each packet id once")
     check(0 < len(first) < len(every), f"fewer frames than every appearance ({len(first)} of {len(every)})")
     check(set(ids) == {a["opts"][5][0] for a in every}, "every packet is there once")
+    p = subprocess.run([ETLDUMP, "--first-appearance", CAPTURE], capture_output=True, text=True)
+    check(p.returncode == 2 and "--pcapng" in p.stderr and not p.stdout, "--first-appearance alone is refused")
+    p = subprocess.run([ETLDUMP, "--pcapng", "/nonexistent-dir/x.pcapng", CAPTURE], capture_output=True, text=True)
+    check(p.returncode == 2 and "cannot write" in p.stderr, "an unwritable OUT: exit 2 with a message")
 
 
 # ---- generated traces (tests/etlgen/etlgen_packets.c) --------------------------------------------
