@@ -3,6 +3,7 @@
  *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH] FILE
  *   etldump --summary FILE
  *   etldump --verify-positions FILE   (re-read every record by its position and compare)
+ *   etldump --write OUT.etl [SELECTION] FILE   (write_out.c: the selection as a new .etl)
  *
  * Exit status: 0 when everything was read; 1 when the file was read with damage (all that is
  * readable is still printed, each problem on stderr with its file offset); 2 when the input is
@@ -106,6 +107,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "write_out.h"
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
 
@@ -837,6 +839,9 @@ static bool same_record(const etl_record *a, const etl_record *b)
 
 int main(int argc, char **argv)
 {
+    /* --write OUT.etl: cut the trace into a new .etl (write_out.c) */
+    if (etldump_write_requested(argc, argv))
+        return etldump_write_main(argc, argv);
     enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH };
     static const struct option opts[] = {
         {"summary", no_argument, NULL, 's'},
