@@ -461,7 +461,8 @@ static GPtrArray *sorted_keys(GHashTable *h)
     return a;
 }
 
-char *etl_carried_xml(const etl_carried *c)
+/* The manifest text the schemas stand for; g_free it. */
+static char *carried_xml(const etl_carried *c)
 {
     GString *x = g_string_new("<instrumentationManifest>\n<instrumentation>\n<events>\n");
     for (guint i = 0; c && i < c->order->len; i++) {
@@ -515,7 +516,7 @@ etl_status etl_carried_build(const etl_carried *c, etl_manifest **out, etl_error
     *out = NULL;
     if (!c || c->order->len == 0)
         return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "the trace carries no event schemas");
-    char *xml = etl_carried_xml(c);
+    char *xml = carried_xml(c);
     etl_status st = etl_manifest_parse(xml, strlen(xml), "schemas carried in the trace", out, err);
     g_free(xml);
     return st;

@@ -137,7 +137,9 @@ static const struct {
     {"win:DateTimeUtc", 38}, {"tdh:REDUCEDSTRING", 300}, {"tdh:NOPRINT", 301},
 };
 
-uint16_t etl_mf_in_type(const char *name)
+/* TDH numbers for manifest type names ("win:UInt32", "xs:unsignedInt", "trace:SizeT", "tdh:...");
+ * 0 when unknown. */
+static uint16_t in_type_number(const char *name)
 {
     for (size_t i = 0; name && i < G_N_ELEMENTS(in_types); i++)
         if (strcmp(in_types[i].name, name) == 0)
@@ -145,7 +147,7 @@ uint16_t etl_mf_in_type(const char *name)
     return 0;
 }
 
-uint16_t etl_mf_out_type(const char *name)
+static uint16_t out_type_number(const char *name)
 {
     for (size_t i = 0; name && i < G_N_ELEMENTS(out_types); i++)
         if (strcmp(out_types[i].name, name) == 0)
@@ -236,8 +238,8 @@ static void on_property(parse_state *st, const char *element, const char **n, co
     b.p.length_ref = b.p.count_ref = ETL_MF_NO_REF;
     if (!is_struct) {
         const char *it = attr(n, v, "inType");
-        b.p.in_type = etl_mf_in_type(it); /* 0: unknown type, decoded as a placeholder */
-        b.p.out_type = etl_mf_out_type(attr(n, v, "outType"));
+        b.p.in_type = in_type_number(it); /* 0: unknown type, decoded as a placeholder */
+        b.p.out_type = out_type_number(attr(n, v, "outType"));
         b.p.map_name = keep(st, attr(n, v, "map"));
     }
     const char *len = attr(n, v, "length"), *cnt = attr(n, v, "count");

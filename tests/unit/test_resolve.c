@@ -11,6 +11,8 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "prescan.h"
+#include "procs.h"
+#include "stack_links.h"
 #include "resolve.h"
 #include "value_format.h"
 
@@ -252,6 +254,43 @@ static void test_wpp(void)
     CHECK_EQ_U(t.kind[ETL_RESOLVE_CLASSIC], 4);
 }
 
+/* Stack-walk bookkeeping in one call per record (stack_links.h): on the merged trace, as many
+ * walks are linked as etldump's "stack_of" shows, each to an earlier classic record. */
+static void test_stack_links(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", captures, "perfview_net452_x64_merged_compressed.etl");
+    etl_decoder *d = etl_decoder_new(NULL, NULL);
+    etl_procs *procs = etl_procs_new(etl_decoder_registry(d));
+    etl_stack_links *links = etl_stack_links_new(0);
+    etl_error err;
+    const etl_observer obs[] = {etl_registry_observer(etl_decoder_registry(d)), etl_procs_observer(procs)};
+    CHECK(etl_prescan_file(path, obs, 2, &err) == ETL_OK);
+    etl_reader *r;
+    CHECK(etl_reader_open_file(path, NULL, &r, &err) == ETL_OK);
+    etl_record rec;
+    unsigned walks = 0, linked = 0, backwards = 0;
+    uint64_t n = 0;
+    while (etl_reader_next(r, &rec, &err) == ETL_OK) {
+        uint64_t target;
+        n++;
+        walks += etl_record_is_stackwalk(&rec);
+        if (etl_stack_links_observe(links, procs, &rec, n, &target)) {
+            linked++;
+            CHECK(etl_record_is_stackwalk(&rec));
+            backwards += target < n;
+        }
+    }
+    etl_reader_close(r);
+    CHECK(walks >= linked && walks > 9000);
+    CHECK_EQ_U(linked, 9359);
+    CHECK_EQ_U(backwards, linked);
+    CHECK(!etl_stack_links_observe(NULL, procs, &rec, 0, NULL));
+    etl_stack_links_free(links);
+    etl_procs_free(procs);
+    etl_decoder_free(d);
+}
+
 static void test_family(void)
 {
     CHECK(etl_header_family(ETL_HT_EVENT_HEADER32) == ETL_FAMILY_EVENT);
@@ -280,5 +319,6 @@ int main(int argc, char **argv)
     test_older_version();
     test_classic();
     test_wpp();
+    test_stack_links();
     CHECK_MAIN_END();
 }
