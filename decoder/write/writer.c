@@ -51,22 +51,6 @@ struct etl_writer {
     etl_write_stats stats;
 };
 
-static inline void st16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void st32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void st64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* ---- sinks ---------------------------------------------------------------------------------- */
 
 static int file_write(void *ctx, uint64_t off, const void *data, size_t len)
@@ -116,17 +100,17 @@ static void fill_buffer_header(uint8_t *h, uint32_t buffer_size, uint32_t used, 
                                unsigned cpu, uint16_t logger_id, uint16_t flags, uint16_t type)
 {
     memset(h, 0, ETL_BUFFER_HEADER_SIZE);
-    st32(h + WMI_BUFFER_HEADER_OFF_BUFFER_SIZE, buffer_size);
-    st32(h + WMI_BUFFER_HEADER_OFF_SAVED_OFFSET, used);
-    st32(h + WMI_BUFFER_HEADER_OFF_CURRENT_OFFSET, used);
-    st64(h + WMI_BUFFER_HEADER_OFF_TIMESTAMP, (uint64_t)ts);
-    st64(h + WMI_BUFFER_HEADER_OFF_SEQUENCE, (uint64_t)seq);
-    st16(h + WMI_BUFFER_HEADER_OFF_PROCESSOR, (uint16_t)cpu); /* ProcessorIndex (PROC_INDEX) */
-    st16(h + WMI_BUFFER_HEADER_OFF_LOGGER_ID, logger_id);
-    st32(h + WMI_BUFFER_HEADER_OFF_STATE, BUFFER_STATE_FLUSH);
-    st32(h + WMI_BUFFER_HEADER_OFF_FILLED, used);
-    st16(h + WMI_BUFFER_HEADER_OFF_FLAGS, flags);
-    st16(h + WMI_BUFFER_HEADER_OFF_TYPE, type);
+    etl_st32(h + WMI_BUFFER_HEADER_OFF_BUFFER_SIZE, buffer_size);
+    etl_st32(h + WMI_BUFFER_HEADER_OFF_SAVED_OFFSET, used);
+    etl_st32(h + WMI_BUFFER_HEADER_OFF_CURRENT_OFFSET, used);
+    etl_st64(h + WMI_BUFFER_HEADER_OFF_TIMESTAMP, (uint64_t)ts);
+    etl_st64(h + WMI_BUFFER_HEADER_OFF_SEQUENCE, (uint64_t)seq);
+    etl_st16(h + WMI_BUFFER_HEADER_OFF_PROCESSOR, (uint16_t)cpu); /* ProcessorIndex (PROC_INDEX) */
+    etl_st16(h + WMI_BUFFER_HEADER_OFF_LOGGER_ID, logger_id);
+    etl_st32(h + WMI_BUFFER_HEADER_OFF_STATE, BUFFER_STATE_FLUSH);
+    etl_st32(h + WMI_BUFFER_HEADER_OFF_FILLED, used);
+    etl_st16(h + WMI_BUFFER_HEADER_OFF_FLAGS, flags);
+    etl_st16(h + WMI_BUFFER_HEADER_OFF_TYPE, type);
 }
 
 static uint32_t shrunk_size(uint32_t used, uint32_t buffer_size)
@@ -374,11 +358,11 @@ etl_status etl_writer_close(etl_writer *w, const etl_write_final *final, etl_err
     }
     uint8_t *lf = w->header_buf + w->logfile_off;
     if (final && final->set_end_time)
-        st64(lf + TRACE_LOGFILE_HEADER_OFF_END_TIME, (uint64_t)final->end_time);
-    st32(lf + TRACE_LOGFILE_HEADER_OFF_BUFFERS_WRITTEN,
+        etl_st64(lf + TRACE_LOGFILE_HEADER_OFF_END_TIME, (uint64_t)final->end_time);
+    etl_st32(lf + TRACE_LOGFILE_HEADER_OFF_BUFFERS_WRITTEN,
          w->stats.buffers > UINT32_MAX ? UINT32_MAX : (uint32_t)w->stats.buffers);
     if (final && final->set_events_lost)
-        st32(lf + TRACE_LOGFILE_HEADER_OFF_EVENTS_LOST, final->events_lost);
+        etl_st32(lf + TRACE_LOGFILE_HEADER_OFF_EVENTS_LOST, final->events_lost);
     etl_status st = sink_write(w, 0, w->header_buf, w->header_buf_size, err);
     w->closed = true;
     return st;

@@ -337,25 +337,11 @@ void etlw_mem_release(etlw_mem *m)
     m->len = m->cap = 0;
 }
 
-static int file_write(void *ctx, uint64_t off, const void *data, size_t len)
-{
-    etlw_file *st = ctx;
-    if (off != st->pos) {
-        if (off > (uint64_t)LLONG_MAX || fseeko(st->f, (off_t)off, SEEK_SET) != 0)
-            return -1;
-        st->pos = off;
-    }
-    if (len && fwrite(data, 1, len, st->f) != len)
-        return -1;
-    st->pos += len;
-    return 0;
-}
-
+/* The file sink is the library's (etl_write.h); etlw_file is its state. */
 etlw_sink etlw_file_sink(etlw_file *state, FILE *f)
 {
-    state->f = f;
-    state->pos = 0;
-    return (etlw_sink){ file_write, state };
+    etl_write_sink s = etl_write_file_sink(state, f);
+    return (etlw_sink){ s.write_at, s.ctx };
 }
 
 static int null_write(void *ctx, uint64_t off, const void *data, size_t len)

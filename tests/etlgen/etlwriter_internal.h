@@ -31,26 +31,12 @@ struct etlw_writer {
     size_t last_provider;      /* index of the last provider counted (cache) */
 };
 
-/* Little-endian stores into a byte array the caller has bounds-checked. */
-static inline void etlw_st16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void etlw_st32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void etlw_st64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint16_t etlw_ld16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
+/* Little-endian stores into a byte array the caller has bounds-checked: the decoder's. */
+#include "bytes.h"
+#define etlw_st16 etl_st16
+#define etlw_st32 etl_st32
+#define etlw_st64 etl_st64
+#define etlw_ld16 etl_ld16
 
 /* Resolve a record's `bits` (0, 32, 64) to 32 or 64; 0 for anything else. */
 unsigned etlw__bits(const etlw_writer *w, unsigned bits);
