@@ -1109,6 +1109,10 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *path = o.path;
+    if (o.pcapng.first_appearance && !o.pcapng_path) {
+        fprintf(stderr, "etldump: --first-appearance goes with --pcapng OUT\n");
+        return 2;
+    }
     if (o.pcapng_path) {
         o.pcapng.progress = isatty(STDERR_FILENO);
         return pcapng_out_run(o.pcapng_path, path, &o.reader, &o.pcapng);

@@ -137,7 +137,7 @@ static void write_packet(conv *c, const etl_packet *p)
         if (p->has_vlan)
             snprintf(vlan, sizeof vlan, ", VLAN %u priority %u", p->vlan_id, p->vlan_priority);
         if (p->has_radio)
-            snprintf(radio, sizeof radio, ", radio %u kHz %d dBm rate %u x 500 kb/s", p->radio.center_frequency,
+            snprintf(radio, sizeof radio, ", radio %u MHz %d dBm rate %u x 500 kb/s", p->radio.center_frequency,
                      (int)p->radio.rssi, p->radio.data_rate);
         snprintf(comment + n, sizeof comment - (size_t)n, "%sndiscap fragments %u%s%s", n ? ", " : "", p->fragments,
                  vlan, radio);

@@ -25,6 +25,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "schema_cache.h"
+#include "schema_walk.h"
 #include "value_format.h"
 
 #include "etl_frame.h"
@@ -693,77 +694,69 @@ etls_add_manifest_paths(etl_registry *s)
         etl_registry_add_path(s, env);
 }
 
-/* The type a field of a zeroed payload has in real events: zeros are a value of most types,
- * but not a SID (no revision: it decodes as bytes) nor a SYSTEMTIME (month 0: bytes). */
-static etls_ftype
-etls_startup_ftype(const etl_item *it, const etl_value *v)
-{
-    switch (it->in_type) {
-    case ETL_IN_SID:
-    case ETL_IN_WBEMSID:
-        return ETLS_FT_STRING;
-    case ETL_IN_SYSTEMTIME:
-        return ETLS_FT_TIME;
-    default:
-        return etls_ftype_of(v);
-    }
-}
-
 /* Called with the step and type of every value of a schema (etls_schema_field_types). */
 typedef void (*etls_field_type_fn)(void *ctx, etls_step *st, etls_ftype t);
 
-/* Every typed field one schema's values would get, as the walk of a real event would see
- * them: the schema's items are enumerated over a zeroed payload, so every field before the
- * first array counted by another property (its count reads 0) is met. */
-static void
-etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, etls_field_type_fn fn,
-                        void *ctx)
+/* Is this array's element count read from the payload (a u16 before the elements, or another
+ * field's value), so that an event may have no element at all? */
+static bool
+etls_counted_by_payload(const etl_schema *s, const etl_item *array_begin)
 {
-    static const uint8_t zeros[4096];
+    const etl_schema_step *st = &s->steps[array_begin->step];
+
+    return st->count_rule == ETL_COUNT_U16 || st->count_rule == ETL_COUNT_REF;
+}
+
+/* Typed fields of one schema's values: the decoder's walk of the schema (every field, the
+ * elements of arrays counted by another field included) and each value's nominal type - the
+ * type its well-formed values decode to - mapped as dissection maps decoded values
+ * (etls_ftype_of).  `counted` false: the fields every event of the schema has; true: the
+ * fields inside arrays whose count the payload gives (registered after all the others, so a
+ * name such a field shares with a field of another type keeps the type it always had). */
+static void
+etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, bool counted,
+                        etls_field_type_fn fn, void *ctx)
+{
     etls_step *stack[ETL_SCHEMA_MAX_DEPTH + 1];
+    bool counted_at[ETL_SCHEMA_MAX_DEPTH + 1];
     unsigned depth = 0, unpushed = 0;
-    bool in_char_array = false;
     etls_schema_steps *ss = etls_steps_in(by_index, s);
-    etl_fields f;
+    etl_schema_walk w;
     etl_item it;
 
-    etl_fields_start(&f, s, zeros, sizeof zeros, s->pointer_size == 4 ? 4 : 8);
+    etl_schema_walk_start(&w, s, s->pointer_size == 4 ? 4 : 8);
     stack[0] = NULL;
+    counted_at[0] = false;
     for (;;) {
-        etl_item_kind k = etl_fields_next(&f, &it);
+        etl_item_kind k = etl_schema_walk_next(&w, &it);
 
         if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
             break;
         switch (k) {
-        case ETL_ITEM_VALUE: {
+        case ETL_ITEM_VALUE: {  /* character arrays included: one string */
             etl_value v;
 
-            etl_value_decode(&it, &v, etls_scratch, sizeof etls_scratch);
-            fn(ctx, etls_step_for(ss, &it, stack[depth]), etls_startup_ftype(&it, &v));
+            etl_item_nominal(&it, &v);
+            if (counted_at[depth] == counted)
+                fn(ctx, etls_step_for(ss, &it, stack[depth]), etls_ftype_of(&v));
             break;
         }
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN: {
             etls_step *st = etls_step_for(ss, &it, stack[depth]);
 
-            if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
-                fn(ctx, st, ETLS_FT_STRING);
-                etl_fields_skip(&f);
-                in_char_array = true;
-                break;
-            }
             if (depth >= ETL_SCHEMA_MAX_DEPTH) {
                 unpushed++;
                 break;
             }
             stack[++depth] = st;
+            counted_at[depth] = counted_at[depth - 1] ||
+                                (k == ETL_ITEM_ARRAY_BEGIN && etls_counted_by_payload(s, &it));
             break;
         }
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && in_char_array)
-                in_char_array = false;
-            else if (unpushed > 0)
+            if (unpushed > 0)
                 unpushed--;
             else if (depth > 0)
                 depth--;
@@ -784,6 +777,7 @@ etls_register_field_type(void *ctx _U_, etls_step *st, etls_ftype t)
 typedef struct etls_startup_ctx {
     etl_registry *reg;
     GPtrArray *by_index;
+    bool counted;   /* this round's fields: those inside arrays counted by the payload, or not */
     /* kernel events: per field path (its key), how many values have each type, and the paths
      * in the order first met */
     GHashTable *type_counts;
@@ -801,7 +795,7 @@ etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, ui
 
     memset(&err, 0, sizeof err);
     if (etl_registry_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
-        etls_schema_field_types(ctx->by_index, s, etls_register_field_type, NULL);
+        etls_schema_field_types(ctx->by_index, s, ctx->counted, etls_register_field_type, NULL);
 }
 
 /* At start-up (protocol registration, and when the preference is applied - before tshark
@@ -837,6 +831,8 @@ etls_register_manifest_fields(void)
     memset(&ctx, 0, sizeof ctx);
     ctx.reg = reg;
     ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
+    etl_registry_foreach_file_event(reg, etls_register_event_fields, &ctx);
+    ctx.counted = true;
     etl_registry_foreach_file_event(reg, etls_register_event_fields, &ctx);
     g_ptr_array_free(ctx.by_index, TRUE);
     etl_registry_free(reg);
@@ -879,7 +875,31 @@ etls_register_classic_event(void *vctx, const etl_guid *cls, uint8_t type, uint8
         memset(&err, 0, sizeof err);
         if (etl_registry_lookup_classic(ctx->reg, cls, type, version, pointer_sizes[i], &s,
                                        &err) == ETL_OK && s != NULL && !s->unknown)
-            etls_schema_field_types(ctx->by_index, s, etls_count_field_type, ctx);
+            etls_schema_field_types(ctx->by_index, s, ctx->counted, etls_count_field_type, ctx);
+    }
+}
+
+/* Register the paths of one round (etls_register_classic_fields), each name's most frequent type first (ties in
+ * etls_ftype order), so that type gets the plain name. */
+static void
+etls_register_by_frequency(etls_startup_ctx *ctx)
+{
+    for (guint i = 0; i < ctx->paths->len; i++) {
+        const char *key = (const char *)g_ptr_array_index(ctx->paths, i);
+        const unsigned *counts = (const unsigned *)g_hash_table_lookup(ctx->type_counts, key);
+        bool done[ETLS_FT_COUNT] = { false };
+
+        for (;;) {
+            int best = -1;
+
+            for (int t = 0; t < (int)ETLS_FT_COUNT; t++)
+                if (!done[t] && counts[t] > 0 && (best < 0 || counts[t] > counts[best]))
+                    best = t;
+            if (best < 0)
+                break;
+            done[best] = true;
+            etls_fields_hf(key, (etls_ftype)best);
+        }
     }
 }
 
@@ -905,32 +925,18 @@ etls_register_classic_fields(void)
     memset(&ctx, 0, sizeof ctx);
     ctx.reg = reg;
     ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
-    ctx.type_counts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-    ctx.paths = g_ptr_array_new_with_free_func(g_free);
-    etl_registry_foreach_classic_event(reg, etls_register_classic_event, &ctx);
     /* Registered alike at every start: the store need not list them. */
     etls_fields_remember(false);
-    for (guint i = 0; i < ctx.paths->len; i++) {
-        const char *key = (const char *)g_ptr_array_index(ctx.paths, i);
-        const unsigned *counts = (const unsigned *)g_hash_table_lookup(ctx.type_counts, key);
-        bool done[ETLS_FT_COUNT] = { false };
-
-        /* most frequent type first; ties in etls_ftype order */
-        for (;;) {
-            int best = -1;
-
-            for (int t = 0; t < (int)ETLS_FT_COUNT; t++)
-                if (!done[t] && counts[t] > 0 && (best < 0 || counts[t] > counts[best]))
-                    best = t;
-            if (best < 0)
-                break;
-            done[best] = true;
-            etls_fields_hf(key, (etls_ftype)best);
-        }
+    for (int round = 0; round < 2; round++) {
+        ctx.counted = round == 1;
+        ctx.type_counts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        ctx.paths = g_ptr_array_new_with_free_func(g_free);
+        etl_registry_foreach_classic_event(reg, etls_register_classic_event, &ctx);
+        etls_register_by_frequency(&ctx);
+        g_hash_table_destroy(ctx.type_counts);
+        g_ptr_array_free(ctx.paths, TRUE);
     }
     etls_fields_remember(true);
-    g_hash_table_destroy(ctx.type_counts);
-    g_ptr_array_free(ctx.paths, TRUE);
     g_ptr_array_free(ctx.by_index, TRUE);
     etl_registry_free(reg);
     etl_schema_cache_free(cache);

@@ -124,7 +124,7 @@ typedef enum etl_packet_dir { ETL_DIR_UNKNOWN = 0, ETL_DIR_INBOUND = 1, ETL_DIR_
 typedef struct etl_packet_radio {
     uint32_t receive_flags;
     uint32_t phy_id;
-    uint32_t center_frequency; /* as logged (kHz on the builds seen; MHz = / 1000) */
+    uint32_t center_frequency; /* as logged (uChCenterFrequency: MHz in the DOT11 documentation) */
     uint16_t mpdus;
     int32_t rssi;              /* dBm */
     uint8_t data_rate;         /* 500 kb/s units */
@@ -144,6 +144,10 @@ typedef struct etl_packet {
     uint32_t original_len;      /* >= captured_len; larger = truncated (a snaplen cut) */
     bool truncated;
     bool modified;              /* bytes differ from the event's (802.11 Protected bit cleared) */
+    bool frame_in_record;       /* frame points into the record: at rec->bytes + frame_offset (a
+                                   dissector can take a subset of the record's bytes); false for
+                                   joined fragments and modified frames (the context's copy) */
+    uint32_t frame_offset;
     etl_packet_dir direction;
     uint32_t interface_id;      /* pktmon ComponentId, ndiscap LowerIfIndex */
     int64_t timestamp;          /* FILETIME of the record: the reader's conversion is pktmon's

@@ -461,6 +461,22 @@ static GPtrArray *sorted_keys(GHashTable *h)
     return a;
 }
 
+/* A table of custom names (value+1 -> name) as <list><item name= value=/>...</list>, values in
+ * order; nothing when it is empty. */
+static void write_names(GString *x, GHashTable *names, const char *list, const char *item, const char *after)
+{
+    GPtrArray *keys = sorted_keys(names);
+    if (keys->len) {
+        g_string_append_printf(x, "<%s>", list);
+        for (guint k = 0; k < keys->len; k++)
+            g_string_append_printf(x, "<%s name=\"%s\" value=\"%u\"/>", item,
+                                   (char *)g_hash_table_lookup(names, keys->pdata[k]),
+                                   GPOINTER_TO_UINT(keys->pdata[k]) - 1);
+        g_string_append_printf(x, "</%s>%s", list, after);
+    }
+    g_ptr_array_free(keys, TRUE);
+}
+
 /* The manifest text the schemas stand for; g_free it. */
 static char *carried_xml(const etl_carried *c)
 {
@@ -470,32 +486,14 @@ static char *carried_xml(const etl_carried *c)
         char g[ETL_GUID_STR_SIZE];
         etl_format_guid(&cp->guid, g);
         g_string_append_printf(x, "<provider name=\"%s\" guid=\"{%s}\">\n", cp->name ? cp->name : g, g);
-        GPtrArray *levels = sorted_keys(cp->levels);
-        if (levels->len) {
-            g_string_append(x, "<levels>");
-            for (guint k = 0; k < levels->len; k++)
-                g_string_append_printf(x, "<level name=\"%s\" value=\"%u\"/>",
-                                       (char *)g_hash_table_lookup(cp->levels, levels->pdata[k]),
-                                       GPOINTER_TO_UINT(levels->pdata[k]) - 1);
-            g_string_append(x, "</levels>\n");
-        }
-        g_ptr_array_free(levels, TRUE);
+        write_names(x, cp->levels, "levels", "level", "\n");
         GPtrArray *tasks = sorted_keys(cp->tasks);
         if (tasks->len) {
             g_string_append(x, "<tasks>\n");
             for (guint k = 0; k < tasks->len; k++) {
                 carried_task *t = g_hash_table_lookup(cp->tasks, tasks->pdata[k]);
                 g_string_append_printf(x, "<task name=\"%s\" value=\"%u\">", t->name, GPOINTER_TO_UINT(tasks->pdata[k]) - 1);
-                GPtrArray *ops = sorted_keys(t->opcodes);
-                if (ops->len) {
-                    g_string_append(x, "<opcodes>");
-                    for (guint o = 0; o < ops->len; o++)
-                        g_string_append_printf(x, "<opcode name=\"%s\" value=\"%u\"/>",
-                                               (char *)g_hash_table_lookup(t->opcodes, ops->pdata[o]),
-                                               GPOINTER_TO_UINT(ops->pdata[o]) - 1);
-                    g_string_append(x, "</opcodes>");
-                }
-                g_ptr_array_free(ops, TRUE);
+                write_names(x, t->opcodes, "opcodes", "opcode", "");
                 g_string_append(x, "</task>\n");
             }
             g_string_append(x, "</tasks>\n");

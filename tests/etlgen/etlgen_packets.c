@@ -221,7 +221,7 @@ int etlgen_fill_ndiscap(etlw_writer *w, const etlgen_options *opt)
     /* 2: radio metadata (DOT11_EXTSTA_RECV_CONTEXT, x64: 2437 MHz, -42 dBm, 54 Mb/s), 802.11 */
     uint8_t md[48] = {0};
     md[0] = 0x80; md[1] = 1; md[2] = 48; /* NDIS_OBJECT_HEADER: type, revision, size */
-    md[12] = (uint8_t)(2437000 & 0xFF); md[13] = (uint8_t)(2437000 >> 8); md[14] = (uint8_t)(2437000 >> 16);
+    md[12] = (uint8_t)(2437 & 0xFF); md[13] = (uint8_t)(2437 >> 8);
     md[16] = 1;
     md[20] = 0xD6; md[21] = 0xFF; md[22] = 0xFF; md[23] = 0xFF; /* -42 */
     md[24] = 108;

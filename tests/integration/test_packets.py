@@ -122,6 +122,10 @@ def test_first():
     check(len(ids) == len(set(ids)), "each packet id once")
     check(0 < len(first) < len(every), f"fewer frames than every appearance ({len(first)} of {len(every)})")
     check(set(ids) == {a["opts"][5][0] for a in every}, "every packet is there once")
+    p = subprocess.run([ETLDUMP, "--first-appearance", CAPTURE], capture_output=True, text=True)
+    check(p.returncode == 2 and "--pcapng" in p.stderr and not p.stdout, "--first-appearance alone is refused")
+    p = subprocess.run([ETLDUMP, "--pcapng", "/nonexistent-dir/x.pcapng", CAPTURE], capture_output=True, text=True)
+    check(p.returncode == 2 and "cannot write" in p.stderr, "an unwritable OUT: exit 2 with a message")
 
 
 # ---- generated traces (tests/etlgen/etlgen_packets.c) --------------------------------------------
@@ -228,7 +232,7 @@ def test_ndiscap():
         vms = [i for i in ifaces if "VMSwitch port 77, VLAN 100" in i["description"]]
         check(len(vms) == 1, "the VMSwitch interface is per port and VLAN")
         comments = [a["opts"].get(1, [b""])[0].decode() for a in got]
-        check("radio 2437000 kHz -42 dBm rate 108" in comments[1], f"the 802.11 frame's comment has its radio metadata ({comments[1]})")
+        check("radio 2437 MHz -42 dBm rate 108" in comments[1], f"the 802.11 frame's comment has its radio metadata ({comments[1]})")
         check("fragments 3" in comments[4], "the joined packet's comment says 3 fragments")
         check("VLAN 100 priority 5" in comments[5], "the VMSwitch frame's comment has its VLAN")
         check(all(c.startswith("PID 4 TID 100") for c in comments), "PID/TID in every comment")
