@@ -3,6 +3,7 @@
  *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH] FILE
  *   etldump --summary FILE
  *   etldump --verify-positions FILE   (re-read every record by its position and compare)
+ *   etldump --write OUT.etl [SELECTION] FILE   (write_out.c: the selection as a new .etl)
  *
  * Exit status: 0 when everything was read; 1 when the file was read with damage (all that is
  * readable is still printed, each problem on stderr with its file offset); 2 when the input is
@@ -108,6 +109,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "write_out.h"
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
 
@@ -1099,11 +1101,18 @@ static void report_problems(etl_reader *r, const char *path, damage *dm)
 
 int main(int argc, char **argv)
 {
+    /* --write OUT.etl: cut the trace into a new .etl (write_out.c) */
+    if (etldump_write_requested(argc, argv))
+        return etldump_write_main(argc, argv);
     static options o; /* manifest paths: not on the stack */
     int rc = parse_options(argc, argv, &o);
     if (rc >= 0)
         return rc;
     const char *path = o.path;
+    if (o.pcapng.first_appearance && !o.pcapng_path) {
+        fprintf(stderr, "etldump: --first-appearance goes with --pcapng OUT\n");
+        return 2;
+    }
     if (o.pcapng_path) {
         o.pcapng.progress = isatty(STDERR_FILENO);
         return pcapng_out_run(o.pcapng_path, path, &o.reader, &o.pcapng);

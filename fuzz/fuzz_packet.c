@@ -69,6 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bool in_record = p.frame >= bytes && p.frame + p.captured_len <= bytes + len;
             if (!in_record && !p.modified && p.fragments <= 1 && p.captured_len)
                 abort(); /* a single-event frame that is not in its record */
+            if (p.frame_in_record && (p.frame != bytes + p.frame_offset || !in_record))
+                abort(); /* frame_offset must say where the frame is */
             volatile uint8_t sum = 0;
             for (uint32_t i = 0; i < p.captured_len; i++)
                 sum ^= p.frame[i]; /* every byte readable */

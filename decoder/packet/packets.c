@@ -228,6 +228,11 @@ etl_status etl_packets_decode(etl_packets *pk, const etl_record *rec, etl_packet
     else
         etl_ndiscap_decode(pk, rec, out, err);
     if (out->kind == ETL_PACKET_FRAME) {
+        if (out->frame >= rec->bytes && out->frame <= rec->bytes + rec->size &&
+            (size_t)(rec->bytes + rec->size - out->frame) >= out->captured_len) {
+            out->frame_in_record = true;
+            out->frame_offset = (uint32_t)(out->frame - rec->bytes);
+        }
         pk->stats.frames++;
         if (out->is_drop)
             pk->stats.drops++;

@@ -86,6 +86,7 @@ static void test_pktmon_crafted(void)
     CHECK_EQ_U(out.original_len, 60);
     CHECK(out.truncated);
     CHECK(out.frame == rec_bytes + REC_HEADER + 34 && memcmp(out.frame, eth, sizeof eth) == 0);
+    CHECK(out.frame_in_record && out.frame_offset == REC_HEADER + 34);
     CHECK(out.pid == 10 && out.tid == 20);
 
     /* LoggedPayloadSize past the event: counted, the bytes that exist returned */
@@ -202,6 +203,7 @@ static void test_ndiscap_crafted(void)
         CHECK(out.kind == (i < 2 ? ETL_PACKET_HELD : ETL_PACKET_FRAME) && out.problem == ETL_OK);
     }
     CHECK(out.captured_len == 18 && memcmp(out.frame, eth, 18) == 0 && out.fragments == 3);
+    CHECK(!out.frame_in_record);
     CHECK(out.direction == ETL_DIR_OUTBOUND);
 
     /* two processors' packets interleaved in time order: each joins its own fragments */
@@ -237,6 +239,7 @@ static void test_ndiscap_crafted(void)
              (uint32_t)n);
     etl_packets_decode(pk, &r, &out, &err);
     CHECK(out.link_type == ETL_LINK_IEEE802_11 && out.modified && out.frame[1] == 0x01 && out.frame[0] == 0x08);
+    CHECK(!out.frame_in_record);
     CHECK(out.has_radio && out.radio.center_frequency == 2437 && out.radio.rssi == -42 && out.radio.data_rate == 108);
     /* the metadata describes one packet only */
     etl_packets_decode(pk, &r, &out, &err);
