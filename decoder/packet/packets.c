@@ -143,7 +143,7 @@ uint8_t etl_packet_ip_version(const uint8_t *frame, uint32_t len)
 
 static bool is_event_header(const etl_record *rec)
 {
-    return (rec->header_type == ETL_HT_EVENT_HEADER32 || rec->header_type == ETL_HT_EVENT_HEADER64) &&
+    return etl_header_family(rec->header_type) == ETL_FAMILY_EVENT &&
            rec->has_provider;
 }
 
