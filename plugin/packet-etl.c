@@ -26,6 +26,7 @@
 #include "etl_format.h"
 #include "etl_event_data.h"
 #include "etl_frame.h"
+#include "etl_packet_dissect.h"
 #include "etl_process.h"
 #include "etl_wsconv.h"
 
@@ -901,6 +902,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 
     dissect_etl_context(tvb, etl_tree, &t);
     etls_set_info(pinfo, &rec, &lf, &t, &sum);
+    /* Last: a packet event's frame goes to its link type's dissector, whose columns win. */
+    etls_packet_dissect(tvb, pinfo, tree, etl_tree, &rec);
     return tvb_captured_length(tvb);
 }
 
@@ -1204,6 +1207,8 @@ proto_register_etl(void)
     etls_event_data_register(proto_etl, expert_etl);
     /* Process names and stack-walk links (after it: they use its schema registry). */
     etls_process_register(proto_etl);
+    /* Packets of pktmon and netsh captures (etl.pkt.*): a prescan client after the others. */
+    etls_packet_register(proto_etl, expert_etl);
 
     etl_handle = register_dissector("etl", dissect_etl, proto_etl);
 }
@@ -1220,6 +1225,7 @@ proto_reg_handoff_etl(void)
         return;
     }
     dissector_add_uint("wtap_encap", (guint32)encap, etl_handle);
+    etls_packet_handoff();
 }
 
 void
