@@ -44,6 +44,9 @@ import time
 import uuid
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ws_output import as_wireshark_40, newer_than_40  # noqa: E402  (releases after 4.0)
+
 TEST_USER = "etlsharktest"
 SKIP = 77
 
@@ -154,6 +157,8 @@ class Env:
                 stdin.close()
         out = p.stdout.decode("utf-8", "replace")
         err = p.stderr.decode("utf-8", "replace")
+        if newer_than_40(self.ws_xy) and os.path.basename(cmd[0]) == "tshark":
+            out = as_wireshark_40(cmd, out)
         if check and p.returncode != 0:
             raise Failure(f"{' '.join(cmd)} exited {p.returncode}: {err.strip()[:2000]}")
         return p.returncode, out, err
@@ -1409,6 +1414,9 @@ def test_tlclash(env):
                            ("etl.data.Tally_string == 7", False)):
         rc, out, err = env.run([env.args.tshark, "-r", caps["tlclash.etl"], "-Y", flt], home=home, check=False)
         ok = (rc != 0 and rc > 0 and "etl.data." in err) if must_fail else (rc == 0 and out.strip() == "")
+        if not must_fail and newer_than_40(env.ws_xy):
+            # after 4.0 Wireshark refuses 7 for a string field (a clean filter error) instead
+            ok = ok or (0 < rc < 128 and "cannot be converted" in err)
         check(ok, f"-Y '{flt}' (wrong type for the field): rc {rc}, stdout {out[:100]!r} stderr {err.strip()[:200]}")
     with open(store_path(home), "rb") as f:
         check(f.read() == stored, "the store changed although the second run met no new field")
