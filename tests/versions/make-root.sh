@@ -20,9 +20,11 @@ cache=${2:-${ETLSHARK_ROOTS_CACHE:-/var/cache/etlshark/roots}}
 say() { echo "make-root: $*" >&2; }
 
 # What the root holds: the suite's Wireshark (tshark, capinfos, development files), a C
-# toolchain, CMake, GLib, Python for tests/plugin/test_plugin.py, passwd for the test user.
+# toolchain, CMake, GLib, Python for tests/plugin/test_plugin.py, passwd for the test user, and
+# what the reader's header download needs (dpkg-source and the tarballs' decompressors), so that
+# a suite whose source package is not served shows the real failure, not a missing tool.
 PKGS="tshark wireshark-dev libwireshark-dev libwiretap-dev cmake gcc libc6-dev make pkg-config
-libglib2.0-dev python3 passwd util-linux"
+libglib2.0-dev python3 passwd util-linux dpkg-dev bzip2 xz-utils"
 ROOT_FORMAT=2   # bump when the way a root is made changes
 
 mirror_of_system() {
