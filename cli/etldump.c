@@ -3,6 +3,7 @@
  *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH] FILE
  *   etldump --summary FILE
  *   etldump --verify-positions FILE   (re-read every record by its position and compare)
+ *   etldump --write OUT.etl [SELECTION] FILE   (write_out.c: the selection as a new .etl)
  *
  * Exit status: 0 when everything was read; 1 when the file was read with damage (all that is
  * readable is still printed, each problem on stderr with its file offset); 2 when the input is
@@ -95,17 +96,19 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
+#include "pcapng_out.h"
 #include "prescan.h"
 #include "procs.h"
 #include "registry.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "write_out.h"
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
 
@@ -247,14 +250,10 @@ static void write_value(json_out *j, const etl_item *it)
         }
         return;
     case ETL_VALUE_UINT:
-        switch (v.format) {
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        if (etl_value_int_style(&v) != ETL_INT_DECIMAL) { /* "0x1F", "5 (ERROR_ACCESS_DENIED)" */
             n = etl_value_text(&v, t, tcap);
             json_string_n(j, t, n);
             return;
-        default:
-            break;
         }
         if (v.v.u <= JSON_SAFE_INT) {
             json_u64(j, v.v.u);
@@ -301,16 +300,11 @@ static void write_value(json_out *j, const etl_item *it)
     }
 }
 
-/* The object key of an item: its name, with "_N" for the Nth repeat of a name. */
+/* The object key of an item (fields.h: "_N" on the Nth repeat of a name). */
 static void field_key(json_out *j, const etl_item *it)
 {
-    if (!it->dup) {
-        json_key(j, it->name);
-        return;
-    }
-    static char key[ETL_SCHEMA_MAX_METADATA + 16];
-    snprintf(key, sizeof key, "%s_%u", it->name, (unsigned)it->dup);
-    json_key(j, key);
+    static char key[ETL_ITEM_KEY_MAX];
+    json_key(j, etl_item_key(it, key, sizeof key));
 }
 
 static void write_fields(json_out *j, etl_fields *f)
@@ -318,7 +312,6 @@ static void write_fields(json_out *j, etl_fields *f)
     enum { IN_OBJECT, IN_ARRAY };
     uint8_t in[ETL_SCHEMA_MAX_DEPTH + 1];
     int depth = 0;
-    bool skipped = false; /* a char array went out as one string: its ARRAY_END closes nothing */
     etl_item it, hole = {0};
     bool have_hole = false;
     in[0] = IN_OBJECT;
@@ -335,33 +328,18 @@ static void write_fields(json_out *j, etl_fields *f)
             write_value(j, &it);
             break;
         case ETL_ITEM_STRUCT_BEGIN:
-            if (in[depth] == IN_OBJECT)
-                field_key(j, &it);
-            json_begin_object(j);
-            if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
-                in[++depth] = IN_OBJECT;
-            break;
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
                 field_key(j, &it);
-            if (etl_value_is_char_array(&it)) {
-                bool cut;
-                size_t n = etl_value_char_array(&it, value_text, sizeof value_text, &cut);
-                json_string_n(j, value_text, n);
-                etl_fields_skip(f);
-                skipped = true;
-                break;
-            }
-            json_begin_array(j);
+            if (k == ETL_ITEM_STRUCT_BEGIN)
+                json_begin_object(j);
+            else
+                json_begin_array(j);
             if (depth < (int)ETL_SCHEMA_MAX_DEPTH)
-                in[++depth] = IN_ARRAY;
+                in[++depth] = k == ETL_ITEM_STRUCT_BEGIN ? IN_OBJECT : IN_ARRAY;
             break;
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && skipped) {
-                skipped = false;
-                break;
-            }
             if (k == ETL_ITEM_STRUCT_END)
                 json_end_object(j);
             else
@@ -552,10 +530,10 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     }
 }
 
-static void write_record(json_out *j, const etl_record *r, bool payload, decode_ctx *d)
+/* The header's identity and timing: position to keyword. */
+static void write_identity(json_out *j, const etl_record *r)
 {
     char ts[ETL_TIME_STR_SIZE];
-    json_begin_object(j);
     json_key(j, "position");
     json_u64(j, r->position);
     json_key(j, "header_type");
@@ -593,29 +571,38 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
     json_u64(j, r->task);
     json_key(j, "keyword");
     json_hex_u64(j, r->keyword);
-    json_key(j, "pid");
-    if (r->pid != ETL_NO_ID)
-        json_u64(j, r->pid);
+}
+
+static void write_id(json_out *j, const char *key, uint32_t id)
+{
+    json_key(j, key);
+    if (id != ETL_NO_ID)
+        json_u64(j, id);
     else
         json_null(j);
-    json_key(j, "tid");
-    if (r->tid != ETL_NO_ID)
-        json_u64(j, r->tid);
-    else
-        json_null(j);
-    if (d->procs) {
-        etl_proc_info pi;
-        if (etl_procs_lookup(d->procs, r, &pi)) {
-            if (pi.pid != r->pid) {
-                json_key(j, "process_id");
-                json_u64(j, pi.pid);
-            }
-            if (pi.name) {
-                json_key(j, "process_name");
-                json_string(j, pi.name);
-            }
-        }
+}
+
+/* pid and tid, and the process the context names (procs.h). */
+static void write_process(json_out *j, const etl_record *r, decode_ctx *d)
+{
+    write_id(j, "pid", r->pid);
+    write_id(j, "tid", r->tid);
+    etl_proc_info pi;
+    if (!d->procs || !etl_procs_lookup(d->procs, r, &pi))
+        return;
+    if (pi.pid != r->pid) {
+        json_key(j, "process_id");
+        json_u64(j, pi.pid);
     }
+    if (pi.name) {
+        json_key(j, "process_name");
+        json_string(j, pi.name);
+    }
+}
+
+/* cpu, flags, size, activity id and CPU times. */
+static void write_context(json_out *j, const etl_record *r)
+{
     json_key(j, "cpu");
     json_u64(j, r->cpu);
     json_key(j, "flags");
@@ -633,9 +620,14 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
         json_key(j, "user_time");
         json_u64(j, r->user_time);
     }
-    switch (r->header_type) {
-    case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
-    case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+}
+
+/* What only some header families carry: the kernel group, PEBS and PMC counters (system
+ * family), the instance ids (INSTANCE), the WPP message fields (MESSAGE). */
+static void write_family_fields(json_out *j, const etl_record *r)
+{
+    switch (etl_header_family(r->header_type)) {
+    case ETL_FAMILY_SYSTEM:
         json_key(j, "group");
         json_u64(j, r->group);
         if (r->has_pebs) {
@@ -654,14 +646,16 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
             json_end_array(j);
         }
         break;
-    case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
+    case ETL_FAMILY_FULL:
+        if (r->header_type != ETL_HT_INSTANCE32 && r->header_type != ETL_HT_INSTANCE64)
+            break;
         json_key(j, "instance_id");
         json_u64(j, r->instance_id);
         json_key(j, "parent_instance_id");
         json_u64(j, r->parent_instance_id);
         key_guid(j, "parent_guid", &r->parent_guid);
         break;
-    case ETL_HT_MESSAGE:
+    case ETL_FAMILY_MESSAGE:
         json_key(j, "message_flags");
         json_u64(j, r->message_flags);
         if (r->has_sequence) {
@@ -676,6 +670,16 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
     default:
         break;
     }
+}
+
+/* One record as one JSON line, block by block in the documented key order. */
+static void write_record(json_out *j, const etl_record *r, bool payload, decode_ctx *d)
+{
+    json_begin_object(j);
+    write_identity(j, r);
+    write_process(j, r, d);
+    write_context(j, r);
+    write_family_fields(j, r);
     json_key(j, "ext");
     json_begin_array(j);
     for (unsigned i = 0; i < r->ext_count; i++)
@@ -685,17 +689,10 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
         json_key(j, "problem");
         json_string(j, r->problem_text);
     }
-    if (d->links) {
-        uint64_t key_ts, at;
-        uint32_t tid;
-        if (etl_stackwalk_target_key(r, &key_ts, &tid)) {
-            if (etl_stack_links_find(d->links, key_ts, tid, &at)) {
-                json_key(j, "stack_of");
-                json_u64(j, at);
-            }
-        } else if (etl_record_is_classic(r) && etl_procs_event_key(d->procs, r, &key_ts, &tid)) {
-            etl_stack_links_add(d->links, key_ts, tid, r->position);
-        }
+    uint64_t at;
+    if (etl_stack_links_observe(d->links, d->procs, r, r->position, &at)) {
+        json_key(j, "stack_of");
+        json_u64(j, at);
     }
     write_resolved(j, d, r);
     if (payload) {
@@ -830,13 +827,16 @@ static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
           "               [--manifest-path PATH]... [--verify-positions] FILE\n"
+          "       etldump --pcapng OUT [--first-appearance] FILE\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
           "with --summary one JSON object describing the file.\n"
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
           "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
           "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
-          "Manifests that do not load are reported on stderr and do not change the status.\n",
+          "Manifests that do not load are reported on stderr and do not change the status.\n"
+          "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
+          "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n",
           f);
 }
 
@@ -857,9 +857,24 @@ static bool same_record(const etl_record *a, const etl_record *b)
            a->payload_offset == b->payload_offset && a->is_logfile_header == b->is_logfile_header;
 }
 
-int main(int argc, char **argv)
+/* ---- options ------------------------------------------------------------------------------ */
+
+enum { MAX_MANIFEST_PATH_OPTIONS = 64 };
+
+typedef struct options {
+    bool summary, payload, verify;
+    etl_options reader;
+    const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS]; /* --manifest-path values, in order */
+    size_t n_manifest_paths;
+    const char *pcapng_path; /* --pcapng: packets to a pcapng file (pcapng_out.h) */
+    pcapng_out_options pcapng;
+    const char *path;
+} options;
+
+/* -1 when the command line is good, else the exit status. */
+static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH };
+    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH, OPT_PCAPNG, OPT_FIRST_APPEARANCE };
     static const struct option opts[] = {
         {"summary", no_argument, NULL, 's'},
         {"order", required_argument, NULL, OPT_ORDER},
@@ -867,24 +882,22 @@ int main(int argc, char **argv)
         {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
         {"verify-positions", no_argument, NULL, OPT_VERIFY},
         {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
+        {"pcapng", required_argument, NULL, OPT_PCAPNG},
+        {"first-appearance", no_argument, NULL, OPT_FIRST_APPEARANCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bool summary = false, payload = true, verify = false;
-    etl_options eo = {0};
-    /* --manifest-path values, in the order given */
-    enum { MAX_MANIFEST_PATH_OPTIONS = 64 };
-    const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS];
-    size_t n_manifest_paths = 0;
+    memset(o, 0, sizeof *o);
+    o->payload = true;
     int c;
     while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
         switch (c) {
-        case 's': summary = true; break;
+        case 's': o->summary = true; break;
         case OPT_ORDER:
             if (strcmp(optarg, "time") == 0)
-                eo.order = ETL_ORDER_TIME;
+                o->reader.order = ETL_ORDER_TIME;
             else if (strcmp(optarg, "file") == 0)
-                eo.order = ETL_ORDER_FILE;
+                o->reader.order = ETL_ORDER_FILE;
             else {
                 fprintf(stderr, "etldump: --order takes 'time' or 'file', not '%s'\n", optarg);
                 return 2;
@@ -897,19 +910,21 @@ int main(int argc, char **argv)
                 fprintf(stderr, "etldump: --window takes a number of buffers from 1 to 100000\n");
                 return 2;
             }
-            eo.window_buffers = (uint32_t)v;
+            o->reader.window_buffers = (uint32_t)v;
             break;
         }
-        case OPT_NO_PAYLOAD: payload = false; break;
-        case OPT_VERIFY: verify = true; break;
+        case OPT_NO_PAYLOAD: o->payload = false; break;
+        case OPT_VERIFY: o->verify = true; break;
         case OPT_MANIFEST_PATH:
-            if (n_manifest_paths == MAX_MANIFEST_PATH_OPTIONS) {
+            if (o->n_manifest_paths == MAX_MANIFEST_PATH_OPTIONS) {
                 fprintf(stderr, "etldump: more than %d --manifest-path options; join paths with ':'\n",
                         MAX_MANIFEST_PATH_OPTIONS);
                 return 2;
             }
-            manifest_paths[n_manifest_paths++] = optarg;
+            o->manifest_paths[o->n_manifest_paths++] = optarg;
             break;
+        case OPT_PCAPNG: o->pcapng_path = optarg; break;
+        case OPT_FIRST_APPEARANCE: o->pcapng.first_appearance = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -918,10 +933,192 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    const char *path = argv[optind];
+    o->path = argv[optind];
+    return -1;
+}
+
+/* ---- the decoding mode -------------------------------------------------------------------- */
+
+/* Manifest-based events: the registry's sources, then the schemas the trace carries (a
+ * pre-pass, so that schemas stored after their events still apply to them).  False when out
+ * of memory. */
+static bool decode_setup(decode_ctx *d, const options *o)
+{
+    d->dec = etl_decoder_new(report_schemas, NULL);
+    if (!d->dec)
+        return false;
+    d->schemas = etl_decoder_registry(d->dec);
+    for (size_t i = 0; i < o->n_manifest_paths; i++)
+        etl_registry_add_path(d->schemas, o->manifest_paths[i]);
+    if (etl_registry_env_path())
+        etl_registry_add_path(d->schemas, etl_registry_env_path());
+    d->procs = etl_procs_new(d->schemas);
+    d->links = etl_stack_links_new(0);
+    etl_error perr;
+    if (prescan(d, o->path, &perr) != ETL_OK)
+        fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", o->path, perr.message);
+    return true;
+}
+
+static void decode_free(decode_ctx *d)
+{
+    etl_stack_links_free(d->links);
+    etl_procs_free(d->procs);
+    etl_decoder_free(d->dec);
+}
+
+/* ---- the summary mode --------------------------------------------------------------------- */
+
+typedef struct summary {
+    counts kinds, exts, provs;
+    int64_t first_ts, last_ts;
+    bool any_ts;
+} summary;
+
+static void summary_add(summary *sm, const etl_record *rec)
+{
+    count(&sm->kinds, etl_header_type_name(rec->header_type));
+    for (unsigned i = 0; i < rec->ext_count; i++) {
+        const char *n = etl_ext_type_name(rec->ext[i].type);
+        char num[16];
+        if (!n) {
+            snprintf(num, sizeof num, "%u", rec->ext[i].type);
+            n = num;
+        }
+        count(&sm->exts, n);
+    }
+    if (rec->has_provider) {
+        char g[ETL_GUID_STR_SIZE];
+        etl_format_guid(&rec->provider, g);
+        count(&sm->provs, g);
+    }
+    if (rec->has_timestamp) {
+        if (!sm->any_ts || rec->timestamp < sm->first_ts)
+            sm->first_ts = rec->timestamp;
+        if (!sm->any_ts || rec->timestamp > sm->last_ts)
+            sm->last_ts = rec->timestamp;
+        sm->any_ts = true;
+    }
+}
+
+static void write_summary(json_out *j, const char *path, etl_reader *r, const summary *sm,
+                          const etl_error *reasons, size_t nreasons)
+{
+    const etl_stats *s = etl_reader_stats(r);
+    json_begin_object(j);
+    json_key(j, "file");
+    json_string(j, path);
+    write_logfile(j, etl_reader_logfile(r));
+    json_key(j, "records");
+    json_u64(j, s->records);
+    write_counts(j, "header_types", &sm->kinds);
+    write_counts(j, "ext_types", &sm->exts);
+    write_counts(j, "providers", &sm->provs);
+    write_time(j, "first_timestamp", sm->any_ts ? sm->first_ts : 0);
+    write_time(j, "last_timestamp", sm->any_ts ? sm->last_ts : 0);
+    json_key(j, "buffers");
+    json_u64(j, s->buffers);
+    json_key(j, "buffers_compressed");
+    json_u64(j, s->buffers_compressed);
+    json_key(j, "buffers_flagged_lost");
+    json_u64(j, s->events_lost_flags);
+    json_key(j, "records_damaged");
+    json_u64(j, s->records_damaged);
+    json_key(j, "order_fallbacks");
+    json_u64(j, s->order_fallbacks);
+    json_key(j, "skipped");
+    json_begin_object(j);
+    json_key(j, "buffers");
+    json_u64(j, s->buffers_skipped);
+    json_key(j, "bytes");
+    json_u64(j, s->bytes_skipped);
+    json_key(j, "problems");
+    json_u64(j, s->problems);
+    json_key(j, "reasons");
+    json_begin_array(j);
+    for (size_t i = 0; i < nreasons; i++) {
+        json_begin_object(j);
+        json_key(j, "offset");
+        json_u64(j, reasons[i].offset);
+        json_key(j, "code");
+        json_string(j, etl_status_name(reasons[i].code));
+        json_key(j, "message");
+        json_string(j, reasons[i].message);
+        json_end_object(j);
+    }
+    json_end_array(j);
+    json_end_object(j);
+    json_end_object(j);
+    json_newline(j);
+}
+
+static void summary_free(summary *sm)
+{
+    free(sm->kinds.v);
+    free(sm->exts.v);
+    free(sm->provs.v);
+}
+
+/* ---- the verify mode ---------------------------------------------------------------------- */
+
+/* Read the record again by its position; false (and a line on stderr) when it differs. */
+static bool verify_record(etl_reader *r, const char *path, const etl_record *rec)
+{
+    etl_record again;
+    etl_error verr;
+    /* copy the bytes aside: read_at may not disturb the sequential view, but check it */
+    if (etl_reader_read_at(r, rec->position, &again, &verr) == ETL_OK && same_record(rec, &again))
+        return true;
+    fprintf(stderr, "etldump: %s: position %llu does not read back the same record\n", path,
+            (unsigned long long)rec->position);
+    return false;
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+/* Damage reports as they are found: on stderr, and kept (bounded) for the summary. */
+typedef struct damage {
+    etl_error *reasons;
+    size_t n;
+} damage;
+enum { MAX_SUMMARY_REASONS = 1000 };
+
+static void report_problems(etl_reader *r, const char *path, damage *dm)
+{
+    etl_error p;
+    while (etl_reader_next_problem(r, &p)) {
+        fprintf(stderr, "etldump: %s: offset 0x%llx: %s\n", path, (unsigned long long)p.offset, p.message);
+        if (dm->n < MAX_SUMMARY_REASONS) {
+            etl_error *n = realloc(dm->reasons, (dm->n + 1) * sizeof *n);
+            if (n) {
+                dm->reasons = n;
+                dm->reasons[dm->n++] = p;
+            }
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    /* --write OUT.etl: cut the trace into a new .etl (write_out.c) */
+    if (etldump_write_requested(argc, argv))
+        return etldump_write_main(argc, argv);
+    static options o; /* manifest paths: not on the stack */
+    int rc = parse_options(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char *path = o.path;
+    if (o.pcapng.first_appearance && !o.pcapng_path) {
+        fprintf(stderr, "etldump: --first-appearance goes with --pcapng OUT\n");
+        return 2;
+    }
+    if (o.pcapng_path) {
+        o.pcapng.progress = isatty(STDERR_FILENO);
+        return pcapng_out_run(o.pcapng_path, path, &o.reader, &o.pcapng);
+    }
     etl_reader *r;
     etl_error err;
-    if (etl_reader_open_file(path, &eo, &r, &err) != ETL_OK) {
+    if (etl_reader_open_file(path, &o.reader, &r, &err) != ETL_OK) {
         fprintf(stderr, "etldump: %s: %s\n", path, err.message);
         return 2;
     }
@@ -935,163 +1132,54 @@ int main(int argc, char **argv)
     static json_out j; /* 256 KiB of buffer: not on the stack */
     j.f = stdout;
 
-    /* Manifest-based events: the registry's sources, then the schemas the trace carries (a
-     * pre-pass, so that schemas stored after their events still apply to them). */
     static decode_ctx dctx;
-    if (!summary && !verify) {
-        dctx.dec = etl_decoder_new(report_schemas, NULL);
-        if (!dctx.dec) {
-            fprintf(stderr, "etldump: out of memory\n");
-            etl_reader_close(r);
-            return 2;
-        }
-        dctx.schemas = etl_decoder_registry(dctx.dec);
-        for (size_t i = 0; i < n_manifest_paths; i++)
-            etl_registry_add_path(dctx.schemas, manifest_paths[i]);
-        if (etl_registry_env_path())
-            etl_registry_add_path(dctx.schemas, etl_registry_env_path());
-        dctx.procs = etl_procs_new(dctx.schemas);
-        dctx.links = etl_stack_links_new(0);
-        etl_error perr;
-        if (prescan(&dctx, path, &perr) != ETL_OK)
-            fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", path, perr.message);
+    const bool decode = !o.summary && !o.verify;
+    if (decode && !decode_setup(&dctx, &o)) {
+        fprintf(stderr, "etldump: out of memory\n");
+        etl_reader_close(r);
+        return 2;
     }
 
-    counts kinds = {0}, exts = {0}, provs = {0};
-    etl_record rec, again;
-    etl_status st;
-    int64_t first_ts = 0, last_ts = 0;
-    bool any_ts = false;
+    summary sm = {0};
+    damage dm = {0};
     uint64_t verify_failures = 0;
-    /* Damage reports are printed as they are found and kept (bounded) for the summary. */
-    etl_error *reasons = NULL;
-    size_t nreasons = 0;
-    enum { MAX_SUMMARY_REASONS = 1000 };
-
+    etl_record rec;
+    etl_status st;
     for (;;) {
         st = etl_reader_next(r, &rec, &err);
-        etl_error p;
-        while (etl_reader_next_problem(r, &p)) {
-            fprintf(stderr, "etldump: %s: offset 0x%llx: %s\n", path, (unsigned long long)p.offset, p.message);
-            if (nreasons < MAX_SUMMARY_REASONS) {
-                etl_error *n = realloc(reasons, (nreasons + 1) * sizeof *n);
-                if (n) {
-                    reasons = n;
-                    reasons[nreasons++] = p;
-                }
-            }
-        }
+        report_problems(r, path, &dm);
         if (st != ETL_OK)
             break;
         if (rec.problem != ETL_OK)
             fprintf(stderr, "etldump: %s: record at position %llu (buffer 0x%llx + 0x%x), byte %u: %s\n", path,
                     (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset,
                     rec.problem_offset, rec.problem_text);
-        if (verify) {
-            etl_error verr;
-            /* copy the bytes aside: read_at may not disturb the sequential view, but check it */
-            if (etl_reader_read_at(r, rec.position, &again, &verr) != ETL_OK || !same_record(&rec, &again)) {
-                verify_failures++;
-                fprintf(stderr, "etldump: %s: position %llu does not read back the same record\n", path,
-                        (unsigned long long)rec.position);
-            }
-        }
-        if (summary) {
-            count(&kinds, etl_header_type_name(rec.header_type));
-            for (unsigned i = 0; i < rec.ext_count; i++) {
-                const char *n = etl_ext_type_name(rec.ext[i].type);
-                char num[16];
-                if (!n) {
-                    snprintf(num, sizeof num, "%u", rec.ext[i].type);
-                    n = num;
-                }
-                count(&exts, n);
-            }
-            if (rec.has_provider) {
-                char g[ETL_GUID_STR_SIZE];
-                etl_format_guid(&rec.provider, g);
-                count(&provs, g);
-            }
-            if (rec.has_timestamp) {
-                if (!any_ts || rec.timestamp < first_ts)
-                    first_ts = rec.timestamp;
-                if (!any_ts || rec.timestamp > last_ts)
-                    last_ts = rec.timestamp;
-                any_ts = true;
-            }
-        } else if (!verify) {
-            write_record(&j, &rec, payload, &dctx);
-        }
+        if (o.verify && !verify_record(r, path, &rec))
+            verify_failures++;
+        if (o.summary)
+            summary_add(&sm, &rec);
+        else if (decode)
+            write_record(&j, &rec, o.payload, &dctx);
     }
-    int rc = 0;
+    rc = 0;
     if (st != ETL_END) {
         fprintf(stderr, "etldump: %s: offset 0x%llx: %s\n", path, (unsigned long long)err.offset, err.message);
         rc = 1;
     }
     const etl_stats *s = etl_reader_stats(r);
-    if (s->problems || s->records_damaged)
+    if (s->problems || s->records_damaged || verify_failures)
         rc = 1;
-    if (verify_failures)
-        rc = 1;
-    if (summary) {
-        json_begin_object(&j);
-        json_key(&j, "file");
-        json_string(&j, path);
-        write_logfile(&j, etl_reader_logfile(r));
-        json_key(&j, "records");
-        json_u64(&j, s->records);
-        write_counts(&j, "header_types", &kinds);
-        write_counts(&j, "ext_types", &exts);
-        write_counts(&j, "providers", &provs);
-        write_time(&j, "first_timestamp", any_ts ? first_ts : 0);
-        write_time(&j, "last_timestamp", any_ts ? last_ts : 0);
-        json_key(&j, "buffers");
-        json_u64(&j, s->buffers);
-        json_key(&j, "buffers_compressed");
-        json_u64(&j, s->buffers_compressed);
-        json_key(&j, "buffers_flagged_lost");
-        json_u64(&j, s->events_lost_flags);
-        json_key(&j, "records_damaged");
-        json_u64(&j, s->records_damaged);
-        json_key(&j, "order_fallbacks");
-        json_u64(&j, s->order_fallbacks);
-        json_key(&j, "skipped");
-        json_begin_object(&j);
-        json_key(&j, "buffers");
-        json_u64(&j, s->buffers_skipped);
-        json_key(&j, "bytes");
-        json_u64(&j, s->bytes_skipped);
-        json_key(&j, "problems");
-        json_u64(&j, s->problems);
-        json_key(&j, "reasons");
-        json_begin_array(&j);
-        for (size_t i = 0; i < nreasons; i++) {
-            json_begin_object(&j);
-            json_key(&j, "offset");
-            json_u64(&j, reasons[i].offset);
-            json_key(&j, "code");
-            json_string(&j, etl_status_name(reasons[i].code));
-            json_key(&j, "message");
-            json_string(&j, reasons[i].message);
-            json_end_object(&j);
-        }
-        json_end_array(&j);
-        json_end_object(&j);
-        json_end_object(&j);
-        json_newline(&j);
-    }
-    if (verify)
+    if (o.summary)
+        write_summary(&j, path, r, &sm, dm.reasons, dm.n);
+    if (o.verify)
         fprintf(stderr, "etldump: %s: %llu records re-read by position, %llu mismatches\n", path,
                 (unsigned long long)s->records, (unsigned long long)verify_failures);
     json_flush(&j);
     fflush(stdout);
-    free(kinds.v);
-    free(exts.v);
-    free(provs.v);
-    free(reasons);
-    etl_stack_links_free(dctx.links);
-    etl_procs_free(dctx.procs);
-    etl_decoder_free(dctx.dec);
+    summary_free(&sm);
+    free(dm.reasons);
+    if (decode)
+        decode_free(&dctx);
     etl_reader_close(r);
     return rc;
 }

@@ -18,15 +18,14 @@
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 
-#include "classic.h"
 #include "etl.h"
+#include "etl_format.h"
 #include "fields.h"
-#include "manifest.h"
-#include "message.h"
 #include "prescan.h"
-#include "schema_cache.h"
 #include "registry.h"
-#include "tl_schema.h"
+#include "resolve.h"
+#include "schema_cache.h"
+#include "schema_walk.h"
 #include "value_format.h"
 
 #include "etl_frame.h"
@@ -72,11 +71,11 @@ static expert_field ei_etl_unknown_event = EI_INIT;
 static expert_field ei_etl_older_version = EI_INIT;
 static expert_field ei_etl_classic_schema_error = EI_INIT;
 
-/* The decoder's schema cache for the open capture file (a hit allocates nothing). */
-static etl_schema_cache *etls_cache;
+/* The decoding session for the open capture file (resolve.h): its schema cache (a hit
+ * allocates nothing), registry and remembered provider names. */
+static etl_decoder *etls_decoder;
 
-/* The schema registry of manifest events for the open capture file (registry.h), filling
- * etls_cache: the manifest files of the search path (preference etl.manifest_path, then
+/* The session's schema registry (registry.h): the manifest files of the search path (preference etl.manifest_path, then
  * $ETLSHARK_MANIFEST_PATH), then the EventSource manifests and carried schemas of the file,
  * collected by the prescan of the file before its first frame is dissected (etl_prescan.h). */
 static etl_registry *etls_schemas;
@@ -92,8 +91,7 @@ static GHashTable *etls_reported;
 /* The search path whose manifests' fields were registered (etls_register_manifest_fields). */
 static char *etls_registered_path;
 
-/* Scratch of the message renderer, and the rendered message. */
-static etl_message_scratch etls_msg_scratch;
+/* The rendered message of an event. */
 static char etls_message[65536];
 
 /* What this file learned about each step of a cached schema: the field's path and, once a
@@ -134,9 +132,6 @@ typedef struct etls_level {
     etls_step *step;          /* the container's step; NULL at the top */
 } etls_level;
 
-static void etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                                  const etl_record *rec, const etl_schema *s,
-                                  etls_event_summary *sum);
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -218,17 +213,8 @@ etls_ftype_of(const etl_value *v)
         return v->bits == 8 ? ETLS_FT_I8 : v->bits == 16 ? ETLS_FT_I16
                : v->bits == 32 ? ETLS_FT_I32 : ETLS_FT_I64;
     case ETL_VALUE_UINT: {
-        bool hex;
+        bool hex = etl_value_is_hex(v);
 
-        switch (v->format) {
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
-            hex = true;
-            break;
-        default:
-            hex = false;
-            break;
-        }
         /* A pointer is HEXINT64 in a 32-bit record too: one 64-bit field whatever the
          * record's bitness, so a filter on it works on 32- and 64-bit traces alike. */
         if (v->format == ETL_OUT_HEXINT64)
@@ -382,13 +368,11 @@ etls_step_for(etls_schema_steps *ss, const etl_item *it, const etls_step *parent
             g_string_append(key, parent->key);
             g_string_append_c(key, '.');
         }
-        etls_append_utf8(path, it->name);
-        etls_fields_append_component(key, it->name);
-        if (it->dup != 0) {
-            /* the same suffix etldump gives the repeat of a member name */
-            g_string_append_printf(path, "_%u", (unsigned)it->dup);
-            g_string_append_printf(key, "_%u", (unsigned)it->dup);
-        }
+        char buf[ETL_ITEM_KEY_MAX];
+        const char *name = etl_item_key(it, buf, sizeof buf); /* "_N" on a repeated name */
+
+        etls_append_utf8(path, name);
+        etls_fields_append_component(key, name);
         st->path = g_string_free(path, FALSE);
         st->key = g_string_free(key, FALSE);
     }
@@ -414,13 +398,12 @@ etls_step_hf(etls_step *st, etls_ftype t)
 static const char *
 etls_label_name(wmem_allocator_t *pool, const etl_item *it)
 {
-    const char *name = it->name[0] != '\0' ? etls_utf8(pool, it->name, strlen(it->name))
-                                           : "(unnamed)";
+    char buf[ETL_ITEM_KEY_MAX];
+    const char *key = etl_item_key(it, buf, sizeof buf);
+    const char *name = key[0] != '\0' ? etls_utf8(pool, key, strlen(key)) : "(unnamed)";
 
     if (it->is_element)
         return wmem_strdup_printf(pool, "%s[%u]", name, it->array_index);
-    if (it->dup != 0)
-        return wmem_strdup_printf(pool, "%s_%u", name, (unsigned)it->dup);
     return name;
 }
 
@@ -506,24 +489,6 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     etls_finish_value(w, tree, ti, it, st, etls_text, text_len, off, len);
 }
 
-/* A character array (INT8/UINT8/UINT16 with the STRING out-type): one string, as Windows
- * shows it.  The caller passes over its elements. */
-static void
-etls_add_char_array(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st)
-{
-    bool cut;
-    size_t n = etl_value_char_array(it, etls_text, sizeof etls_text, &cut);
-    int off = w->payload_off + (int)it->offset;
-    int len = (int)it->wire_size;
-    int hf = etls_step_hf(st, ETLS_FT_STRING);
-    proto_item *ti = NULL;
-
-    if (hf >= 0)
-        ti = proto_tree_add_string(tree, hf, w->tvb, off, len,
-                                   wmem_strndup(w->pinfo->pool, etls_text, n));
-    etls_finish_value(w, tree, ti, it, st, etls_text, n, off, len);
-}
-
 static void
 etls_add_placeholder(etls_walk *w, proto_tree *tree, const etl_item *it)
 {
@@ -556,7 +521,6 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
     unsigned depth = 0;
     unsigned unpushed = 0;      /* containers deeper than the stack (the decoder bounds depth,
                                    so only a guard) */
-    bool in_char_array = false; /* its elements were skipped: its ARRAY_END closes nothing */
     bool placeholder = false;
     etl_item it;
 
@@ -580,12 +544,6 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
             proto_item *ci;
             proto_tree *ct;
 
-            if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
-                etls_add_char_array(w, lv->tree, &it, st);
-                etl_fields_skip(f);
-                in_char_array = true;
-                break;
-            }
             if (depth >= ETL_SCHEMA_MAX_DEPTH) {
                 unpushed++;
                 break;
@@ -609,10 +567,6 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
         }
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && in_char_array) {
-                in_char_array = false;
-                break;
-            }
             if (unpushed > 0) {
                 unpushed--;
                 break;
@@ -644,81 +598,68 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
 
 /* ---- names -------------------------------------------------------------------------------- */
 
-/* The provider's name: from this record's PROV_TRAITS, else the name last seen for its GUID.
- * "Last seen" must mean "in an earlier frame" whatever order frames are dissected in (two-pass,
- * the GUI), so the first pass records the remembered name with the frame. */
+/* The provider's name as the decoder resolved it (resolve.h).  A name in the record
+ * (PROV_TRAITS) covers its bytes; a schema's or a source's is generated.  A name remembered
+ * from an earlier record must mean "from an earlier frame" whatever order frames are
+ * dissected in (two-pass, the GUI): the first pass keeps it with the frame, and redissection
+ * shows what the first pass found. */
 static void
 etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
-                   const char *mf_name, etls_event_summary *sum)
+                   const etl_resolved *res, etls_event_summary *sum)
 {
-    const etl_ext_item *traits = rec->ext_count > 0 ? etl_record_tl_traits(rec) : NULL;
     const char *name = NULL;
-    int off = 0, len = 0;
     proto_item *ti;
 
-    if (traits != NULL && traits->data != NULL) {
-        etl_tl_traits tr;
-
-        etl_tl_parse_traits(traits->data, traits->data_size, &tr, NULL);
-        if (tr.name != NULL) {
-            name = etls_utf8(pinfo->pool, tr.name, tr.name_len);
-            off = etls_offset_in_record(rec, tr.name);
-            len = (int)tr.name_len + 1; /* the NUL terminator is the name's too */
-            if (!PINFO_FD_VISITED(pinfo) && rec->has_provider && etls_cache != NULL)
-                etl_schema_cache_set_provider_name(etls_cache, &rec->provider, tr.name,
-                                                   tr.name_len);
-        }
-    }
-    if (name == NULL && mf_name != NULL) {
-        /* Manifest events: the name their schema's source gives the provider. */
-        name = etls_utf8(pinfo->pool, mf_name, strlen(mf_name));
-        ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
-        proto_item_set_generated(ti);
+    switch (res->provider_name_from) {
+    case ETL_NAME_TRAITS:
+        name = etls_utf8(pinfo->pool, res->provider_name, strlen(res->provider_name));
+        proto_tree_add_string(tree, hf_etl_provider_name, tvb,
+                              etls_offset_in_record(rec, res->provider_name_bytes),
+                              (int)res->provider_name_bytes_len, name);
         sum->provider_name = name;
         return;
-    }
-    if (name == NULL && rec->has_provider) {
+    case ETL_NAME_SCHEMA:
+    case ETL_NAME_REGISTRY:
+        name = etls_utf8(pinfo->pool, res->provider_name, strlen(res->provider_name));
+        break;
+    default:
+        if (!rec->has_provider)
+            return;
         if (!PINFO_FD_VISITED(pinfo)) {
-            const char *known = etls_cache != NULL
-                                    ? etl_schema_cache_provider_name(etls_cache, &rec->provider)
-                                    : NULL;
-
-            if (known != NULL) {
-                name = etls_utf8(wmem_file_scope(), known, strlen(known));
+            if (res->provider_name != NULL) {
+                name = etls_utf8(wmem_file_scope(), res->provider_name,
+                                 strlen(res->provider_name));
                 p_add_proto_data(wmem_file_scope(), pinfo, etls_proto, 0, (void *)name);
             }
         } else {
             name = (const char *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto, 0);
         }
-        if (name != NULL) {
-            ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
-            proto_item_set_generated(ti); /* not in this record: from an earlier one */
-            sum->provider_name = name;
-        }
-        return;
+        break;
     }
     if (name != NULL) {
-        proto_tree_add_string(tree, hf_etl_provider_name, tvb, off, len, name);
+        ti = proto_tree_add_string(tree, hf_etl_provider_name, tvb, 0, 0, name);
+        proto_item_set_generated(ti); /* not in this record: a manifest's, or an earlier one's */
         sum->provider_name = name;
     }
 }
 
+/* The event's name: over its bytes when the record holds it (TraceLogging metadata), else
+ * generated. */
 static void
 etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
-                const etl_ext_item *meta, const etl_schema *schema, etls_event_summary *sum)
+                const etl_resolved *res, etls_event_summary *sum)
 {
-    const char *in_meta;
-    size_t in_meta_len;
-    const char *name = etl_schema_event_name(schema);
-    int off = etls_offset_in_record(rec, meta->data);
-    int len = meta->data_size;
+    proto_item *ti;
 
-    if (etl_tl_event_name(meta->data, meta->data_size, &in_meta, &in_meta_len)) {
-        off = etls_offset_in_record(rec, in_meta);
-        len = (int)in_meta_len + 1;
+    sum->event_name = etls_utf8(pinfo->pool, res->event_name, strlen(res->event_name));
+    if (res->event_name_bytes != NULL) {
+        proto_tree_add_string(tree, hf_etl_event_name, tvb,
+                              etls_offset_in_record(rec, res->event_name_bytes),
+                              (int)res->event_name_bytes_len, sum->event_name);
+        return;
     }
-    sum->event_name = etls_utf8(pinfo->pool, name, strlen(name));
-    proto_tree_add_string(tree, hf_etl_event_name, tvb, off, len, sum->event_name);
+    ti = proto_tree_add_string(tree, hf_etl_event_name, tvb, 0, 0, sum->event_name);
+    proto_item_set_generated(ti);
 }
 
 /* ---- manifest events ---------------------------------------------------------------------- */
@@ -753,77 +694,69 @@ etls_add_manifest_paths(etl_registry *s)
         etl_registry_add_path(s, env);
 }
 
-/* The type a field of a zeroed payload has in real events: zeros are a value of most types,
- * but not a SID (no revision: it decodes as bytes) nor a SYSTEMTIME (month 0: bytes). */
-static etls_ftype
-etls_startup_ftype(const etl_item *it, const etl_value *v)
-{
-    switch (it->in_type) {
-    case ETL_IN_SID:
-    case ETL_IN_WBEMSID:
-        return ETLS_FT_STRING;
-    case ETL_IN_SYSTEMTIME:
-        return ETLS_FT_TIME;
-    default:
-        return etls_ftype_of(v);
-    }
-}
-
 /* Called with the step and type of every value of a schema (etls_schema_field_types). */
 typedef void (*etls_field_type_fn)(void *ctx, etls_step *st, etls_ftype t);
 
-/* Every typed field one schema's values would get, as the walk of a real event would see
- * them: the schema's items are enumerated over a zeroed payload, so every field before the
- * first array counted by another property (its count reads 0) is met. */
-static void
-etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, etls_field_type_fn fn,
-                        void *ctx)
+/* Is this array's element count read from the payload (a u16 before the elements, or another
+ * field's value), so that an event may have no element at all? */
+static bool
+etls_counted_by_payload(const etl_schema *s, const etl_item *array_begin)
 {
-    static const uint8_t zeros[4096];
+    const etl_schema_step *st = &s->steps[array_begin->step];
+
+    return st->count_rule == ETL_COUNT_U16 || st->count_rule == ETL_COUNT_REF;
+}
+
+/* Typed fields of one schema's values: the decoder's walk of the schema (every field, the
+ * elements of arrays counted by another field included) and each value's nominal type - the
+ * type its well-formed values decode to - mapped as dissection maps decoded values
+ * (etls_ftype_of).  `counted` false: the fields every event of the schema has; true: the
+ * fields inside arrays whose count the payload gives (registered after all the others, so a
+ * name such a field shares with a field of another type keeps the type it always had). */
+static void
+etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, bool counted,
+                        etls_field_type_fn fn, void *ctx)
+{
     etls_step *stack[ETL_SCHEMA_MAX_DEPTH + 1];
+    bool counted_at[ETL_SCHEMA_MAX_DEPTH + 1];
     unsigned depth = 0, unpushed = 0;
-    bool in_char_array = false;
     etls_schema_steps *ss = etls_steps_in(by_index, s);
-    etl_fields f;
+    etl_schema_walk w;
     etl_item it;
 
-    etl_fields_start(&f, s, zeros, sizeof zeros, s->pointer_size == 4 ? 4 : 8);
+    etl_schema_walk_start(&w, s, s->pointer_size == 4 ? 4 : 8);
     stack[0] = NULL;
+    counted_at[0] = false;
     for (;;) {
-        etl_item_kind k = etl_fields_next(&f, &it);
+        etl_item_kind k = etl_schema_walk_next(&w, &it);
 
         if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
             break;
         switch (k) {
-        case ETL_ITEM_VALUE: {
+        case ETL_ITEM_VALUE: {  /* character arrays included: one string */
             etl_value v;
 
-            etl_value_decode(&it, &v, etls_scratch, sizeof etls_scratch);
-            fn(ctx, etls_step_for(ss, &it, stack[depth]), etls_startup_ftype(&it, &v));
+            etl_item_nominal(&it, &v);
+            if (counted_at[depth] == counted)
+                fn(ctx, etls_step_for(ss, &it, stack[depth]), etls_ftype_of(&v));
             break;
         }
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN: {
             etls_step *st = etls_step_for(ss, &it, stack[depth]);
 
-            if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it)) {
-                fn(ctx, st, ETLS_FT_STRING);
-                etl_fields_skip(&f);
-                in_char_array = true;
-                break;
-            }
             if (depth >= ETL_SCHEMA_MAX_DEPTH) {
                 unpushed++;
                 break;
             }
             stack[++depth] = st;
+            counted_at[depth] = counted_at[depth - 1] ||
+                                (k == ETL_ITEM_ARRAY_BEGIN && etls_counted_by_payload(s, &it));
             break;
         }
         case ETL_ITEM_STRUCT_END:
         case ETL_ITEM_ARRAY_END:
-            if (k == ETL_ITEM_ARRAY_END && in_char_array)
-                in_char_array = false;
-            else if (unpushed > 0)
+            if (unpushed > 0)
                 unpushed--;
             else if (depth > 0)
                 depth--;
@@ -844,6 +777,7 @@ etls_register_field_type(void *ctx _U_, etls_step *st, etls_ftype t)
 typedef struct etls_startup_ctx {
     etl_registry *reg;
     GPtrArray *by_index;
+    bool counted;   /* this round's fields: those inside arrays counted by the payload, or not */
     /* kernel events: per field path (its key), how many values have each type, and the paths
      * in the order first met */
     GHashTable *type_counts;
@@ -861,7 +795,7 @@ etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, ui
 
     memset(&err, 0, sizeof err);
     if (etl_registry_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
-        etls_schema_field_types(ctx->by_index, s, etls_register_field_type, NULL);
+        etls_schema_field_types(ctx->by_index, s, ctx->counted, etls_register_field_type, NULL);
 }
 
 /* At start-up (protocol registration, and when the preference is applied - before tshark
@@ -897,6 +831,8 @@ etls_register_manifest_fields(void)
     memset(&ctx, 0, sizeof ctx);
     ctx.reg = reg;
     ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
+    etl_registry_foreach_file_event(reg, etls_register_event_fields, &ctx);
+    ctx.counted = true;
     etl_registry_foreach_file_event(reg, etls_register_event_fields, &ctx);
     g_ptr_array_free(ctx.by_index, TRUE);
     etl_registry_free(reg);
@@ -939,7 +875,31 @@ etls_register_classic_event(void *vctx, const etl_guid *cls, uint8_t type, uint8
         memset(&err, 0, sizeof err);
         if (etl_registry_lookup_classic(ctx->reg, cls, type, version, pointer_sizes[i], &s,
                                        &err) == ETL_OK && s != NULL && !s->unknown)
-            etls_schema_field_types(ctx->by_index, s, etls_count_field_type, ctx);
+            etls_schema_field_types(ctx->by_index, s, ctx->counted, etls_count_field_type, ctx);
+    }
+}
+
+/* Register the paths of one round (etls_register_classic_fields), each name's most frequent type first (ties in
+ * etls_ftype order), so that type gets the plain name. */
+static void
+etls_register_by_frequency(etls_startup_ctx *ctx)
+{
+    for (guint i = 0; i < ctx->paths->len; i++) {
+        const char *key = (const char *)g_ptr_array_index(ctx->paths, i);
+        const unsigned *counts = (const unsigned *)g_hash_table_lookup(ctx->type_counts, key);
+        bool done[ETLS_FT_COUNT] = { false };
+
+        for (;;) {
+            int best = -1;
+
+            for (int t = 0; t < (int)ETLS_FT_COUNT; t++)
+                if (!done[t] && counts[t] > 0 && (best < 0 || counts[t] > counts[best]))
+                    best = t;
+            if (best < 0)
+                break;
+            done[best] = true;
+            etls_fields_hf(key, (etls_ftype)best);
+        }
     }
 }
 
@@ -965,32 +925,18 @@ etls_register_classic_fields(void)
     memset(&ctx, 0, sizeof ctx);
     ctx.reg = reg;
     ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
-    ctx.type_counts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-    ctx.paths = g_ptr_array_new_with_free_func(g_free);
-    etl_registry_foreach_classic_event(reg, etls_register_classic_event, &ctx);
     /* Registered alike at every start: the store need not list them. */
     etls_fields_remember(false);
-    for (guint i = 0; i < ctx.paths->len; i++) {
-        const char *key = (const char *)g_ptr_array_index(ctx.paths, i);
-        const unsigned *counts = (const unsigned *)g_hash_table_lookup(ctx.type_counts, key);
-        bool done[ETLS_FT_COUNT] = { false };
-
-        /* most frequent type first; ties in etls_ftype order */
-        for (;;) {
-            int best = -1;
-
-            for (int t = 0; t < (int)ETLS_FT_COUNT; t++)
-                if (!done[t] && counts[t] > 0 && (best < 0 || counts[t] > counts[best]))
-                    best = t;
-            if (best < 0)
-                break;
-            done[best] = true;
-            etls_fields_hf(key, (etls_ftype)best);
-        }
+    for (int round = 0; round < 2; round++) {
+        ctx.counted = round == 1;
+        ctx.type_counts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        ctx.paths = g_ptr_array_new_with_free_func(g_free);
+        etl_registry_foreach_classic_event(reg, etls_register_classic_event, &ctx);
+        etls_register_by_frequency(&ctx);
+        g_hash_table_destroy(ctx.type_counts);
+        g_ptr_array_free(ctx.paths, TRUE);
     }
     etls_fields_remember(true);
-    g_hash_table_destroy(ctx.type_counts);
-    g_ptr_array_free(ctx.paths, TRUE);
     g_ptr_array_free(ctx.by_index, TRUE);
     etl_registry_free(reg);
     etl_schema_cache_free(cache);
@@ -1069,76 +1015,62 @@ etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
 }
 
 static void
-etls_add_name(tvbuff_t *tvb, proto_tree *tree, int hf, packet_info *pinfo, const etl_schema *s,
-              uint32_t off)
+etls_add_name(tvbuff_t *tvb, proto_tree *tree, int hf, packet_info *pinfo, const char *v)
 {
-    const char *v;
     proto_item *ti;
 
-    if (off == 0)
+    if (v == NULL)
         return;
-    v = etl_schema_str(s, off);
     ti = proto_tree_add_string(tree, hf, tvb, 0, 0, etls_utf8(pinfo->pool, v, strlen(v)));
     proto_item_set_generated(ti); /* from the manifest, not from the record */
 }
 
-/* An EVENT_HEADER record without TraceLogging metadata: its manifest schema, if any source
- * has one (the same calls as etldump's write_manifest_event). */
+/* No schema for the record (res->status says why): the payload as one item, with the reason. */
 static void
-etls_dissect_manifest_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                            const etl_record *rec, etls_event_summary *sum)
+etls_add_no_schema(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
+                   const etl_resolved *res, const etls_event_summary *sum)
 {
-    const etl_schema *s = NULL;
-    const char *mf_name = NULL;
-    etl_error err;
-    etl_status st = ETL_ERR_ARG;
-    proto_item *ti;
+    proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
+                                         (int)rec->payload_size, ENC_NA);
+    const char *why = etl_status_name(res->error.code);
+    char guid[ETL_GUID_STR_SIZE];
 
-    memset(&err, 0, sizeof err);
-    if (etls_schemas != NULL && rec->has_provider)
-        st = etl_registry_lookup(etls_schemas, rec, &s, &err);
-    if (st == ETL_OK && s->provider_name != 0)
-        mf_name = etl_schema_str(s, s->provider_name);
-    if (mf_name == NULL && etls_schemas != NULL && rec->has_provider)
-        mf_name = etl_registry_provider_name(etls_schemas, &rec->provider);
-    etls_provider_name(tvb, pinfo, tree, rec, mf_name, sum);
-    if (st == ETL_ERR_ARG)
-        return;
-    if (st != ETL_OK) {
-        char guid[ETL_GUID_STR_SIZE];
-
+    if (res->status == ETL_RESOLVE_SCHEMA_MISSING) {
         etl_format_guid(&rec->provider, guid);
-        ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
-                                 (int)rec->payload_size, ENC_NA);
-        if (st == ETL_ERR_NOT_FOUND)
-            expert_add_info_format(pinfo, ti, &ei_etl_schema_missing,
-                                   /* labels stop at 240 bytes: keep it short */
-                                   "No manifest for %s%s%s%s event id %u version %u (payload "
-                                   "shown raw): add it to preference etl.manifest_path or "
-                                   ETL_REGISTRY_ENV,
-                                   sum->provider_name != NULL ? sum->provider_name : guid,
-                                   sum->provider_name != NULL ? " (" : "",
-                                   sum->provider_name != NULL ? guid : "",
-                                   sum->provider_name != NULL ? ")" : "", rec->event_id,
-                                   rec->version);
-        else
-            expert_add_info_format(pinfo, ti, &ei_etl_mf_schema_error,
-                                   "The event's manifest schema cannot be used (%s): %s",
-                                   etl_status_name(st), err.message);
-        return;
+        expert_add_info_format(pinfo, ti, &ei_etl_schema_missing,
+                               /* labels stop at 240 bytes: keep it short */
+                               "No manifest for %s%s%s%s event id %u version %u (payload "
+                               "shown raw): add it to preference etl.manifest_path or "
+                               ETL_REGISTRY_ENV,
+                               sum->provider_name != NULL ? sum->provider_name : guid,
+                               sum->provider_name != NULL ? " (" : "",
+                               sum->provider_name != NULL ? guid : "",
+                               sum->provider_name != NULL ? ")" : "", rec->event_id,
+                               rec->version);
+    } else if (res->kind == ETL_RESOLVE_TRACELOGGING) {
+        expert_add_info_format(pinfo, ti, &ei_etl_schema_error,
+                               "The event's TraceLogging schema cannot be used (%s): %s", why,
+                               res->error.message);
+    } else if (res->kind == ETL_RESOLVE_CLASSIC) {
+        /* only an exhausted cache gets here (ETL_ERR_NOMEM / ETL_ERR_LIMIT) */
+        expert_add_info_format(pinfo, ti, &ei_etl_classic_schema_error,
+                               "The kernel event's schema cannot be had (%s): %s", why,
+                               res->error.message);
+    } else {
+        expert_add_info_format(pinfo, ti, &ei_etl_mf_schema_error,
+                               "The event's manifest schema cannot be used (%s): %s", why,
+                               res->error.message);
     }
-
-    etls_add_schema_event(tvb, pinfo, tree, rec, s, sum);
 }
 
-/* An event not described by any source (schema->unknown: classic events the kernel class
+/* An event not described by any source (UNKNOWN_EVENT: classic events the kernel class
  * document lacks): its made-up name is already shown; the payload goes under Event data as
  * it is, with a note - an unknown event is not an error in the trace. */
 static void
 etls_add_unknown_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                       const etl_record *rec, const etl_schema *s)
+                       const etl_record *rec, const etl_resolved *res)
 {
-    const char *reason = etl_schema_reason(s);
+    const char *reason = etl_schema_reason(res->schema);
     proto_item *data_item, *ti;
     proto_tree *data_tree;
 
@@ -1152,139 +1084,96 @@ etls_add_unknown_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                         reason != NULL ? reason : "no description of the event");
     expert_add_info_format(pinfo, data_item, &ei_etl_unknown_event,
                            "Unknown event %s/%s: no description of its fields; payload shown raw",
-                           s->provider_name != 0 ? etl_schema_str(s, s->provider_name) : "?",
-                           etl_schema_event_name(s));
+                           res->provider_name != NULL ? res->provider_name : "?",
+                           res->event_name);
 }
 
-/* What a schema says about an event (manifest and classic events): the names, the message and
- * the Event data subtree. */
+/* What the schema of a manifest or classic event says: the names, the message and the Event
+ * data subtree. */
 static void
 etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                      const etl_record *rec, const etl_schema *s, etls_event_summary *sum)
+                      const etl_record *rec, const etl_resolved *res, etl_fields *f,
+                      etls_event_summary *sum)
 {
-    const uint8_t *payload = rec->bytes + rec->payload_offset;
-    etl_fields f;
     proto_item *ti;
 
-    sum->event_name = etls_utf8(pinfo->pool, etl_schema_event_name(s),
-                                strlen(etl_schema_event_name(s)));
-    ti = proto_tree_add_string(tree, hf_etl_event_name, tvb, 0, 0, sum->event_name);
-    proto_item_set_generated(ti);
-    etls_add_name(tvb, tree, hf_etl_task_name, pinfo, s, s->task_name);
-    etls_add_name(tvb, tree, hf_etl_opcode_name, pinfo, s, s->opcode_name);
-    etls_add_name(tvb, tree, hf_etl_level_name, pinfo, s, s->level_name);
-    etls_add_name(tvb, tree, hf_etl_channel_name, pinfo, s, s->channel_name);
-    etls_add_name(tvb, tree, hf_etl_keywords_name, pinfo, s, s->keywords_name);
-    if (s->unknown) {
-        etls_add_unknown_event(tvb, pinfo, tree, rec, s);
+    etls_event_name(tvb, pinfo, tree, rec, res, sum);
+    etls_add_name(tvb, tree, hf_etl_task_name, pinfo, res->task_name);
+    etls_add_name(tvb, tree, hf_etl_opcode_name, pinfo, res->opcode_name);
+    etls_add_name(tvb, tree, hf_etl_level_name, pinfo, res->level_name);
+    etls_add_name(tvb, tree, hf_etl_channel_name, pinfo, res->channel_name);
+    etls_add_name(tvb, tree, hf_etl_keywords_name, pinfo, res->keywords_name);
+    if (res->status == ETL_RESOLVE_UNKNOWN_EVENT) {
+        etls_add_unknown_event(tvb, pinfo, tree, rec, res);
         return;
     }
-    if (s->schema_version != rec->version) {
-        /* no source defines this version: a lower version's definition decodes its fields */
-        ti = proto_tree_add_uint(tree, hf_etl_schema_version, tvb, 0, 0, s->schema_version);
+    if (res->status == ETL_RESOLVE_OLDER_VERSION) {
+        ti = proto_tree_add_uint(tree, hf_etl_schema_version, tvb, 0, 0, res->schema_version);
         proto_item_set_generated(ti);
         /* an unknown version is worth a look: fields a newer version added or changed show as
          * trailing bytes, or decode with the older layout */
         expert_add_info_format(pinfo, ti, &ei_etl_older_version,
                                "No description of version %u of %s; decoded with version %u's layout",
-                               (unsigned)rec->version, etl_schema_event_name(s), (unsigned)s->schema_version);
+                               (unsigned)rec->version, res->event_name,
+                               (unsigned)res->schema_version);
     }
-    if (s->message != 0) {
-        size_t n = etl_message_render(s, payload, rec->payload_size, rec->pointer_size,
-                                      &etls_msg_scratch, etls_message, sizeof etls_message);
+    if (res->has_message) {
+        size_t n = etl_decoder_message(etls_decoder, rec, res, etls_message,
+                                       sizeof etls_message);
 
         ti = proto_tree_add_string(tree, hf_etl_message, tvb, (int)rec->payload_offset,
                                    (int)rec->payload_size,
                                    etls_utf8(pinfo->pool, etls_message, n));
         proto_item_set_generated(ti);
     }
-    etl_fields_start(&f, s, payload, rec->payload_size, rec->pointer_size);
-    etls_add_event_data(tvb, pinfo, tree, rec, &f, s, sum);
+    etls_add_event_data(tvb, pinfo, tree, rec, f, res->schema, sum);
 }
 
-/* A classic record (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE header): the registry
- * keys it by class GUID, event type, class version and pointer size in the kernel class
- * document (classic.h) and always has a schema for it - an `unknown` one when the document
- * does not describe the event. */
-static void
-etls_dissect_classic_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                           const etl_record *rec, etls_event_summary *sum)
-{
-    const etl_schema *s = NULL;
-    const char *pname;
-    etl_error err;
-    etl_status st;
-
-    if (etls_schemas == NULL)
-        return;
-    memset(&err, 0, sizeof err);
-    st = etl_registry_lookup(etls_schemas, rec, &s, &err);
-    if (st != ETL_OK || s == NULL) {
-        /* Only an exhausted cache gets here (ETL_ERR_NOMEM / ETL_ERR_LIMIT). */
-        proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
-                                             (int)rec->payload_size, ENC_NA);
-
-        expert_add_info_format(pinfo, ti, &ei_etl_classic_schema_error,
-                               "The kernel event's schema cannot be had (%s): %s",
-                               etl_status_name(st), err.message);
-        return;
-    }
-    pname = s->provider_name != 0 ? etl_schema_str(s, s->provider_name) : NULL;
-    etls_provider_name(tvb, pinfo, tree, rec, pname, sum);
-    etls_add_schema_event(tvb, pinfo, tree, rec, s, sum);
-}
-
+/* Every record: the decoder resolves it (resolve.h) - schema, names, status - and this only
+ * shows the answer. */
 void
 etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                         const etl_record *rec, etls_event_summary *sum)
 {
-    const etl_ext_item *meta;
-    const etl_schema *schema = NULL;
+    etl_resolved res;
     etl_fields f;
-    etl_error err;
-    etl_status st;
 
     memset(sum, 0, sizeof *sum);
-
-    if (etl_record_is_classic(rec)) {
-        etls_dissect_classic_event(tvb, pinfo, tree, rec, sum);
+    if (etls_decoder == NULL)
+        return;
+    etl_decoder_resolve(etls_decoder, rec, PINFO_FD_VISITED(pinfo) ? ETL_RESOLVE_NO_LEARN : 0,
+                        &res, &f);
+    if (res.kind == ETL_RESOLVE_NONE)
+        return;
+    etls_provider_name(tvb, pinfo, tree, rec, &res, sum);
+    switch (res.status) {
+    case ETL_RESOLVE_NOT_APPLICABLE:
+        return;
+    case ETL_RESOLVE_SCHEMA_MISSING:
+    case ETL_RESOLVE_SCHEMA_ERROR:
+        etls_add_no_schema(tvb, pinfo, tree, rec, &res, sum);
+        return;
+    default:
+        break;
+    }
+    if (res.kind == ETL_RESOLVE_TRACELOGGING) {
+        etls_event_name(tvb, pinfo, tree, rec, &res, sum);
+        etls_add_event_data(tvb, pinfo, tree, rec, &f, res.schema, sum);
         return;
     }
-    /* TraceLogging or not is decided by the schema item, never by the channel. */
-    meta = rec->ext_count > 0 ? etl_record_tl_schema(rec) : NULL;
-    if (meta == NULL) {
-        etls_dissect_manifest_event(tvb, pinfo, tree, rec, sum);
-        return;
-    }
-    etls_provider_name(tvb, pinfo, tree, rec, NULL, sum);
-    if (etls_cache == NULL)
-        return;
-    memset(&err, 0, sizeof err);
-    st = etl_fields_start_record(&f, etls_cache, rec, &schema, &err);
-    if (st != ETL_OK || schema == NULL) {
-        proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
-                                             (int)rec->payload_size, ENC_NA);
-
-        expert_add_info_format(pinfo, ti, &ei_etl_schema_error,
-                               "The event's TraceLogging schema cannot be used (%s): %s",
-                               etl_status_name(st), err.message);
-        return;
-    }
-    etls_event_name(tvb, pinfo, tree, rec, meta, schema, sum);
-    etls_add_event_data(tvb, pinfo, tree, rec, &f, schema, sum);
+    etls_add_schema_event(tvb, pinfo, tree, rec, &res, &f, sum);
 }
 
 static void
 etls_event_data_init(void)
 {
-    etls_cache = etl_schema_cache_new(NULL);
-    if (etls_cache == NULL)
-        ws_warning("etlshark: out of memory for the schema cache; TraceLogging fields are "
-                   "not decoded");
+    etls_decoder = etl_decoder_new(etls_schemas_report, NULL);
+    if (etls_decoder == NULL)
+        ws_warning("etlshark: out of memory for the schema cache; event fields are not "
+                   "decoded");
     etls_schema_steps_by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
     /* Manifest files first (they take precedence), then, at the first frame, the file's own. */
-    etls_schemas = etls_cache != NULL ? etl_registry_new(etls_cache, etls_schemas_report, NULL)
-                                      : NULL;
+    etls_schemas = etl_decoder_registry(etls_decoder);
     if (etls_schemas != NULL)
         etls_add_manifest_paths(etls_schemas);
     etls_observe = false;
@@ -1297,10 +1186,9 @@ etls_event_data_cleanup(void)
         g_ptr_array_free(etls_schema_steps_by_index, TRUE);
         etls_schema_steps_by_index = NULL;
     }
-    etl_registry_free(etls_schemas);
+    etl_decoder_free(etls_decoder);
+    etls_decoder = NULL;
     etls_schemas = NULL;
-    etl_schema_cache_free(etls_cache);
-    etls_cache = NULL;
     etls_fields_save(true);
 }
 

@@ -91,8 +91,7 @@ etls_first_pass(packet_info *pinfo, const etl_record *rec)
 {
     etls_frame_ctx *fc = wmem_new0(wmem_file_scope(), etls_frame_ctx);
     etl_proc_info info;
-    uint64_t ts;
-    uint32_t tid;
+    uint64_t target;
 
     fc->pid = ETL_NO_ID;
     fc->tid = ETL_NO_ID;
@@ -105,25 +104,19 @@ etls_first_pass(packet_info *pinfo, const etl_record *rec)
         fc->pid_from_thread = info.pid_from_thread;
     }
 
-    if (etl_record_is_stackwalk(rec)) {
-        uint64_t target;
+    /* frame numbers as ids: 0 is no frame, and a walk links back, never forward */
+    if (etl_stack_links_observe(etls_links, etls_procs, rec, pinfo->num, &target) && target != 0 &&
+        target < pinfo->num) {
+        wmem_array_t *walks;
 
-        if (etl_stackwalk_target_key(rec, &ts, &tid) &&
-            etl_stack_links_find(etls_links, ts, tid, &target) && target != 0 &&
-            target < pinfo->num) {
-            wmem_array_t *walks;
-
-            fc->stack_of = (uint32_t)target;
-            walks = (wmem_array_t *)wmem_map_lookup(etls_stacks_of_event,
-                                                    GUINT_TO_POINTER(fc->stack_of));
-            if (walks == NULL) {
-                walks = wmem_array_new(wmem_file_scope(), sizeof(uint32_t));
-                wmem_map_insert(etls_stacks_of_event, GUINT_TO_POINTER(fc->stack_of), walks);
-            }
-            wmem_array_append_one(walks, pinfo->num);
+        fc->stack_of = (uint32_t)target;
+        walks = (wmem_array_t *)wmem_map_lookup(etls_stacks_of_event,
+                                                GUINT_TO_POINTER(fc->stack_of));
+        if (walks == NULL) {
+            walks = wmem_array_new(wmem_file_scope(), sizeof(uint32_t));
+            wmem_map_insert(etls_stacks_of_event, GUINT_TO_POINTER(fc->stack_of), walks);
         }
-    } else if (etl_procs_event_key(etls_procs, rec, &ts, &tid)) {
-        etl_stack_links_add(etls_links, ts, tid, pinfo->num);
+        wmem_array_append_one(walks, pinfo->num);
     }
     p_add_proto_data(wmem_file_scope(), pinfo, etls_proto, ETLS_PDATA_PROCESS, fc);
     return fc;

@@ -10,7 +10,9 @@
 
 #include <stdlib.h>
 
+#include "classic.h"
 #include "etl.h"
+#include "procs.h"
 
 typedef struct slot {
     uint64_t ts;
@@ -115,4 +117,18 @@ bool etl_stack_links_find(const etl_stack_links *l, uint64_t ts_raw, uint32_t ti
     if (find_exact(l, ts_raw, tid, id))
         return true;
     return tid != ETL_NO_ID && find_exact(l, ts_raw, ETL_NO_ID, id);
+}
+
+bool etl_stack_links_observe(etl_stack_links *l, struct etl_procs *procs, const etl_record *rec, uint64_t id,
+                             uint64_t *target)
+{
+    uint64_t ts;
+    uint32_t tid;
+    if (!l || !rec)
+        return false;
+    if (etl_record_is_stackwalk(rec))
+        return etl_stackwalk_target_key(rec, &ts, &tid) && etl_stack_links_find(l, ts, tid, target);
+    if (etl_record_is_classic(rec) && etl_procs_event_key(procs, rec, &ts, &tid))
+        etl_stack_links_add(l, ts, tid, id);
+    return false;
 }

@@ -7,7 +7,9 @@
  * read is checked against the payload's size; the first one that does not fit turns into a
  * PLACEHOLDER carrying the rest of the bytes, after which only END follows. */
 #include "fields.h"
+#include "value_format.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -31,6 +33,13 @@ const char *etl_item_kind_name(etl_item_kind k)
 
 void etl_fields_start(etl_fields *f, const etl_schema *s, const uint8_t *payload, size_t size, uint8_t pointer_size)
 {
+    etl_fields_start_opts(f, s, payload, size, pointer_size, 0);
+}
+
+void etl_fields_start_opts(etl_fields *f, const etl_schema *s, const uint8_t *payload, size_t size,
+                           uint8_t pointer_size, unsigned options)
+{
+    f->options = (uint8_t)options;
     static const uint8_t empty[1];
     f->schema = s;
     f->data = payload ? payload : empty; /* never offset a NULL pointer */
@@ -72,6 +81,7 @@ static inline void item_base(const etl_fields *f, etl_item *it, etl_item_kind ki
     it->data = NULL;
     it->size = 0;
     it->custom = false;
+    it->char_array = false;
     it->custom_protocol = 0;
     it->custom_schema = NULL;
     it->custom_schema_len = 0;
@@ -103,6 +113,7 @@ static etl_item_kind placeholder(etl_fields *f, etl_item *it, const char *name, 
     it->data = f->data + f->pos;
     it->size = f->size - f->pos;
     it->custom = false;
+    it->char_array = false;
     it->custom_protocol = 0;
     it->custom_schema = NULL;
     it->custom_schema_len = 0;
@@ -419,7 +430,18 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
         fr->start = f->pos;
         f->pos += prefix;
         f->pc = count ? pc + 1 : st->match;
-        return f->last_kind = ETL_ITEM_ARRAY_BEGIN;
+        f->last_kind = ETL_ITEM_ARRAY_BEGIN;
+        if ((f->options & ETL_FIELDS_CHAR_STRINGS) && etl_value_is_char_array(it)) {
+            /* one VALUE for the whole array: its elements are at hand (elem_size), so the skip
+             * is one step, and its ARRAY_END is consumed here rather than by every caller */
+            etl_item end;
+            etl_fields_skip(f);
+            etl_fields_next(f, &end);
+            it->kind = ETL_ITEM_VALUE;
+            it->char_array = true;
+            return f->last_kind = ETL_ITEM_VALUE;
+        }
+        return ETL_ITEM_ARRAY_BEGIN;
     }
     case ETL_OP_ARRAY_END: {
         uint32_t start = f->pos, count = 0;
@@ -522,4 +544,12 @@ etl_status etl_fields_start_record(etl_fields *f, etl_schema_cache *cache, const
     if (schema)
         *schema = s;
     return ETL_OK;
+}
+
+const char *etl_item_key(const etl_item *it, char *out, size_t cap)
+{
+    if (!it->dup || !cap)
+        return it->name;
+    snprintf(out, cap, "%s_%u", it->name, (unsigned)it->dup);
+    return out;
 }

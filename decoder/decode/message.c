@@ -113,7 +113,7 @@ size_t etl_message_render(const etl_schema *s, const uint8_t *payload, size_t si
     memset(in->have, 0, sizeof in->have);
     etl_fields f;
     etl_item it;
-    etl_fields_start(&f, s, payload, size, pointer_size);
+    etl_fields_start_opts(&f, s, payload, size, pointer_size, ETL_FIELDS_CHAR_STRINGS);
     bool in_array = false;
     unsigned elems = 0;
     while (etl_fields_next(&f, &it) != ETL_ITEM_END) {
@@ -132,14 +132,6 @@ size_t etl_message_render(const etl_schema *s, const uint8_t *payload, size_t si
             in->have[in->count] = true;
             in_array = it.kind == ETL_ITEM_ARRAY_BEGIN;
             elems = 0;
-        }
-        if (it.kind == ETL_ITEM_ARRAY_BEGIN && it.depth == 0 && etl_value_is_char_array(&it)) {
-            bool cut;
-            size_t n = etl_value_char_array(&it, val, vcap, &cut);
-            ins_put(in, val, n);
-            etl_fields_skip(&f);
-            in_array = false;
-            continue;
         }
         if (it.kind == ETL_ITEM_VALUE && (it.depth == 0 || (in_array && it.depth == 1))) {
             if (in_array && elems++)

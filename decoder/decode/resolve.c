@@ -209,7 +209,8 @@ etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, un
     }
     out->status = st;
     if (fields && out->schema)
-        etl_fields_start(fields, out->schema, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size);
+        etl_fields_start_opts(fields, out->schema, rec->bytes + rec->payload_offset, rec->payload_size,
+                              rec->pointer_size, ETL_FIELDS_CHAR_STRINGS);
     return st;
 }
 

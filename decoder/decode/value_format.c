@@ -489,20 +489,104 @@ static size_t fixed_size(unsigned in, uint8_t pointer_size)
     }
 }
 
-void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n, uint8_t pointer_size,
-                          etl_value *v, char *buf, size_t cap)
+/* The one rule for a value's type: kind, width and effective format from the in- and out-type
+ * and, when known, the byte count.  etl_value_decode_raw starts from it and departs only where
+ * the bytes themselves say otherwise (a FILETIME past year 9999, an impossible SYSTEMTIME, a
+ * malformed SID). */
+void etl_value_nominal(unsigned in, unsigned out, uint8_t pointer_size, size_t n, etl_value *v)
 {
     memset(v, 0, sizeof *v);
     in = canonical_in(in, &out);
     uint16_t fmt = etl_value_effective_format(in, out);
     v->format = fmt;
-    v->bytes = p;
-    v->bytes_len = n;
+    v->bytes_len = n == ETL_VALUE_SIZE_ANY ? 0 : n;
     size_t fs = fixed_size(in, pointer_size);
     if (fs && n < fs) {
         v->kind = ETL_VALUE_NONE; /* not enough bytes for the type: the text is their hex */
         return;
     }
+    switch (in) {
+    case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING:
+    case ETL_IN_ANSISTRING: case ETL_IN_COUNTEDANSISTRING:
+    case ETL_IN_SID:
+        v->kind = ETL_VALUE_STRING;
+        return;
+    case ETL_IN_INT8: case ETL_IN_UINT8:
+        if (fmt == ETL_OUT_STRING) { /* a character, Windows-1252 */
+            v->kind = ETL_VALUE_STRING;
+            v->bits = 8;
+        } else if (fmt == ETL_OUT_BOOLEAN) {
+            v->kind = ETL_VALUE_BOOL;
+        } else if (fmt == ETL_OUT_BYTE || (in == ETL_IN_INT8 && fmt != ETL_OUT_UNSIGNEDBYTE && fmt != ETL_OUT_HEXINT8)) {
+            set_int(v, 0, 8);
+        } else {
+            set_uint(v, 0, 8);
+        }
+        return;
+    case ETL_IN_INT16: case ETL_IN_UINT16:
+        if (fmt == ETL_OUT_STRING) { /* a UCS-2 character */
+            v->kind = ETL_VALUE_STRING;
+            v->bits = 16;
+        } else if (fmt == ETL_OUT_SHORT) {
+            set_int(v, 0, 16);
+        } else {
+            set_uint(v, 0, 16); /* PORT included */
+        }
+        return;
+    case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_HEXINT32:
+        if (fmt == ETL_OUT_IPV4) {
+            v->kind = ETL_VALUE_BYTES; /* network order: the bytes as stored */
+            v->bytes_len = 4;
+        } else if (fmt == ETL_OUT_INT) {
+            set_int(v, 0, 32);
+        } else {
+            set_uint(v, 0, 32);
+        }
+        return;
+    case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_HEXINT64:
+        if (fmt == ETL_OUT_LONG)
+            set_int(v, 0, 64);
+        else
+            set_uint(v, 0, 64);
+        return;
+    case ETL_IN_POINTER:
+        set_uint(v, 0, (uint8_t)(fs * 8));
+        return;
+    case ETL_IN_FLOAT: case ETL_IN_DOUBLE:
+        v->kind = ETL_VALUE_DOUBLE;
+        v->bits = in == ETL_IN_FLOAT ? 32 : 64;
+        return;
+    case ETL_IN_BOOLEAN:
+        v->kind = ETL_VALUE_BOOL;
+        return;
+    case ETL_IN_GUID:
+        v->kind = ETL_VALUE_GUID;
+        return;
+    case ETL_IN_FILETIME: case ETL_IN_SYSTEMTIME:
+        v->kind = ETL_VALUE_FILETIME;
+        return;
+    case ETL_IN_BINARY: case ETL_IN_COUNTEDBINARY:
+        v->kind = ETL_VALUE_BYTES;
+        if (fmt == ETL_OUT_IPV6 && n == ETL_VALUE_SIZE_ANY)
+            v->bytes_len = 16; /* an address, when the bytes are one */
+        else if ((fmt == ETL_OUT_IPV6 && n != 16) || (fmt == ETL_OUT_SOCKETADDRESS && n < 2))
+            v->format = ETL_OUT_HEXBINARY; /* wrong size for the address: plain bytes */
+        return;
+    default:
+        v->kind = ETL_VALUE_BYTES;
+        v->format = ETL_OUT_HEXBINARY;
+        return;
+    }
+}
+
+void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n, uint8_t pointer_size,
+                          etl_value *v, char *buf, size_t cap)
+{
+    etl_value_nominal(in, out, pointer_size, n, v);
+    v->bytes = p;
+    if (v->kind == ETL_VALUE_NONE)
+        return;
+    in = canonical_in(in, &out);
     switch (in) {
     case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING:
         utf16_value(p, n, v, buf, cap);
@@ -518,104 +602,88 @@ void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n,
         return;
     }
     case ETL_IN_INT8: case ETL_IN_UINT8:
-        if (fmt == ETL_OUT_STRING) { /* a character, Windows-1252 */
+        if (v->kind == ETL_VALUE_STRING) {
             size_t k = cap ? put_cp(p[0] ? cp1252(p[0]) : 0, buf, 0, cap) : 0;
             if (cap)
                 buf[p[0] ? k : 0] = '\0';
-            v->kind = ETL_VALUE_STRING;
             v->str = buf;
             v->str_len = p[0] ? k : 0;
-            v->bits = 8;
-        } else if (fmt == ETL_OUT_BOOLEAN) {
-            v->kind = ETL_VALUE_BOOL;
+        } else if (v->kind == ETL_VALUE_BOOL) {
             v->v.b = p[0] != 0;
-        } else if (fmt == ETL_OUT_BYTE || (in == ETL_IN_INT8 && fmt != ETL_OUT_UNSIGNEDBYTE && fmt != ETL_OUT_HEXINT8)) {
-            set_int(v, (int8_t)p[0], 8);
+        } else if (v->kind == ETL_VALUE_INT) {
+            v->v.i = (int8_t)p[0];
         } else {
-            set_uint(v, p[0], 8);
+            v->v.u = p[0];
         }
         return;
     case ETL_IN_INT16: case ETL_IN_UINT16: {
         uint16_t x = etl_ld16(p);
-        if (fmt == ETL_OUT_STRING) { /* a UCS-2 character; a lone surrogate becomes U+FFFD */
+        if (v->kind == ETL_VALUE_STRING) { /* a lone surrogate becomes U+FFFD */
             uint32_t c = (x >= 0xD800 && x < 0xE000) ? 0xFFFD : x;
             size_t k = c && cap ? put_cp(c, buf, 0, cap) : 0;
             if (cap)
                 buf[k] = '\0';
-            v->kind = ETL_VALUE_STRING;
             v->str = buf;
             v->str_len = k;
-            v->bits = 16;
-        } else if (fmt == ETL_OUT_PORT) {
-            set_uint(v, (uint16_t)(p[0] << 8 | p[1]), 16);
-        } else if (fmt == ETL_OUT_SHORT) {
-            set_int(v, (int16_t)x, 16);
+        } else if (v->format == ETL_OUT_PORT) {
+            v->v.u = (uint16_t)(p[0] << 8 | p[1]);
+        } else if (v->kind == ETL_VALUE_INT) {
+            v->v.i = (int16_t)x;
         } else {
-            set_uint(v, x, 16);
+            v->v.u = x;
         }
         return;
     }
     case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_HEXINT32: {
         uint32_t x = etl_ld32(p);
-        if (fmt == ETL_OUT_IPV4) {
-            v->kind = ETL_VALUE_BYTES; /* network order: the bytes as stored */
-            v->bytes_len = 4;
-        } else if (fmt == ETL_OUT_INT) {
-            set_int(v, (int32_t)x, 32);
-        } else {
-            set_uint(v, x, 32);
-        }
+        if (v->kind == ETL_VALUE_BYTES)
+            v->bytes_len = 4; /* IPV4 */
+        else if (v->kind == ETL_VALUE_INT)
+            v->v.i = (int32_t)x;
+        else
+            v->v.u = x;
         return;
     }
     case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_HEXINT64: {
         uint64_t x = etl_ld64(p);
-        if (fmt == ETL_OUT_LONG)
-            set_int(v, (int64_t)x, 64);
+        if (v->kind == ETL_VALUE_INT)
+            v->v.i = (int64_t)x;
         else
-            set_uint(v, x, 64);
+            v->v.u = x;
         return;
     }
     case ETL_IN_POINTER:
-        set_uint(v, fs == 4 ? etl_ld32(p) : etl_ld64(p), (uint8_t)(fs * 8));
+        v->v.u = v->bits == 32 ? etl_ld32(p) : etl_ld64(p);
         return;
     case ETL_IN_FLOAT: {
         uint32_t b = etl_ld32(p);
         float f;
         memcpy(&f, &b, 4);
-        v->kind = ETL_VALUE_DOUBLE;
         v->v.d = f;
-        v->bits = 32;
         return;
     }
     case ETL_IN_DOUBLE: {
         uint64_t b = etl_ld64(p);
         memcpy(&v->v.d, &b, 8);
-        v->kind = ETL_VALUE_DOUBLE;
-        v->bits = 64;
         return;
     }
     case ETL_IN_BOOLEAN:
-        v->kind = ETL_VALUE_BOOL;
         v->v.b = etl_ld32(p) != 0;
         return;
     case ETL_IN_GUID:
-        v->kind = ETL_VALUE_GUID;
         etl_read_guid(p, &v->v.guid);
         return;
     case ETL_IN_FILETIME: {
         int64_t ft = (int64_t)etl_ld64(p);
-        if (ft >= 0 && ft <= 2650467743999999999LL) { /* up to the end of year 9999 */
-            v->kind = ETL_VALUE_FILETIME;
+        if (ft >= 0 && ft <= 2650467743999999999LL) /* up to the end of year 9999 */
             v->v.filetime = ft;
-        } else {
+        else
             set_uint(v, (uint64_t)ft, 64); /* not a date Windows can show: keep the number */
-        }
         return;
     }
     case ETL_IN_SYSTEMTIME: {
         int64_t ft;
         if (etl_systemtime_to_filetime(p, &ft) && ft <= 2650467743999999999LL) {
-            v->kind = ETL_VALUE_FILETIME;
             v->v.filetime = ft;
         } else {
             v->kind = ETL_VALUE_BYTES; /* impossible fields: the raw 16 bytes */
@@ -639,25 +707,37 @@ void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n,
             memcpy(buf, sid, len);
             buf[len] = '\0';
         }
-        v->kind = ETL_VALUE_STRING;
         v->str = buf;
         v->str_len = len;
         return;
     }
-    case ETL_IN_BINARY: case ETL_IN_COUNTEDBINARY:
-        v->kind = ETL_VALUE_BYTES;
-        if ((fmt == ETL_OUT_IPV6 && n != 16) || (fmt == ETL_OUT_SOCKETADDRESS && n < 2))
-            v->format = ETL_OUT_HEXBINARY; /* wrong size for the address: plain bytes */
-        return;
     default:
-        v->kind = ETL_VALUE_BYTES;
-        v->format = ETL_OUT_HEXBINARY;
+        return; /* bytes (binary, unknown in-types): as the nominal rule says */
+    }
+}
+
+void etl_item_nominal(const etl_item *it, etl_value *v)
+{
+    if (it->char_array) { /* the string etl_value_decode makes of it */
+        memset(v, 0, sizeof *v);
+        v->kind = ETL_VALUE_STRING;
+        v->format = ETL_OUT_STRING;
         return;
     }
+    etl_value_nominal(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->pointer_size,
+                      it->size == UINT32_MAX ? ETL_VALUE_SIZE_ANY : it->size, v);
 }
 
 void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap)
 {
+    if (it->char_array) {
+        memset(v, 0, sizeof *v);
+        v->kind = ETL_VALUE_STRING;
+        v->format = ETL_OUT_STRING;
+        v->str = buf;
+        v->str_len = etl_value_char_array(it, buf, cap, &v->truncated);
+        return;
+    }
     etl_value_decode_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size, it->pointer_size,
                          v, buf, cap);
 }
@@ -906,6 +986,23 @@ static void sb_code(sbuf *b, uint32_t code, uint16_t fmt)
     }
 }
 
+etl_int_style etl_value_int_style(const etl_value *v)
+{
+    if (v->kind != ETL_VALUE_UINT)
+        return ETL_INT_DECIMAL;
+    switch (v->format) {
+    case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+    case ETL_OUT_CODE_POINTER:
+        return ETL_INT_HEX;
+    case ETL_OUT_WIN32ERROR:
+        return ETL_INT_CODE;
+    case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        return ETL_INT_CODE_HEX;
+    default:
+        return ETL_INT_DECIMAL;
+    }
+}
+
 size_t etl_value_text(const etl_value *v, char *out, size_t cap)
 {
     sbuf b = {out, cap, 0, false};
@@ -919,12 +1016,12 @@ size_t etl_value_text(const etl_value *v, char *out, size_t cap)
         sb_i64(&b, v->v.i);
         break;
     case ETL_VALUE_UINT:
-        switch (v->format) {
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER:
+        switch (etl_value_int_style(v)) {
+        case ETL_INT_HEX:
             sb_hex(&b, v->v.u, 0);
             break;
-        case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        case ETL_INT_CODE:
+        case ETL_INT_CODE_HEX:
             sb_code(&b, (uint32_t)v->v.u, v->format);
             break;
         default:
@@ -982,6 +1079,8 @@ size_t etl_value_format_raw(unsigned in, unsigned out, const uint8_t *p, size_t 
 
 size_t etl_value_format(const etl_item *it, char *out, size_t cap)
 {
+    if (it->char_array)
+        return etl_value_char_array(it, out, cap, NULL);
     if (it->map) {
         char scratch[64];
         etl_value v;

@@ -18,7 +18,19 @@
  * reports are queued for etl_reader_next_problem().  Only unusable input (not an .etl file,
  * unreadable) makes open fail.
  *
- * Byte formats: ../shared/docs/etw-formats.md (sections 1-4).
+ * Byte formats: ../shared/docs/etw-formats.md (sections 1-4); the reader names every layout
+ * it relies on in read/layout.h.
+ *
+ * Memory, one rule: a path that runs per record or per buffer, or that hostile input can make
+ * large, reports exhaustion as ETL_ERR_NOMEM through etl_error (or a NULL from a constructor
+ * documented "NULL when out of memory") and never aborts - the reader, the buffers, the schema
+ * builder, compilers and cache, the stack links.  They allocate with malloc/calloc/realloc and
+ * check every result; the schema machinery goes through etl_allocator (schema.h) so a host can
+ * supply its own.  GLib allocation (g_new, g_malloc, g_strdup, which abort when memory runs
+ * out) is kept to the files built on GLib's containers and its XML parser - the manifest loader
+ * (manifest.c), the schemas carried in the trace (carried.c), EventSource manifests
+ * (eventsource.c), the registry and the process context - which abort on exhaustion as GLib
+ * and Wireshark do; a file uses one family or the other, never both.
  */
 #ifndef ETL_H
 #define ETL_H

@@ -1,42 +1,45 @@
 /* buffer.c - the buffer reader: header checks, loading, LZXpress inflation, record index.
  *
- * A buffer is a 0x48-byte WMI_BUFFER_HEADER followed by 8-aligned records up to the valid
- * end (Offset@0x30, "FilledBytes"), then 0xFF slack up to BufferSize.  In compressed files
- * (flag 0x40) the bytes after the header, up to BufferSize, are one LZXpress stream that
- * inflates to exactly Offset@0x30 - 0x48 bytes (checked against the real corpus), and
- * BufferSize is the on-disk length, variable and unaligned. */
+ * A buffer is a WMI_BUFFER_HEADER (layout.h) followed by 8-aligned records up to the valid
+ * end (the Offset field, "FilledBytes"), then 0xFF slack up to BufferSize.  In compressed files
+ * (ETL_BF_COMPRESSED) the bytes after the header, up to BufferSize, are one LZXpress stream
+ * that inflates to exactly Offset - ETL_BUFFER_HEADER_SIZE bytes (checked against the real
+ * corpus), and BufferSize is the on-disk length, variable and unaligned. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "buffer.h"
 #include "bytes.h"
 #include "error.h"
+#include "layout.h"
 #include "record.h"
 
 etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint64_t remaining,
                                    etl_buffer_header *b, etl_error *err)
 {
-    b->buffer_size = etl_ld32(h);
-    b->saved_offset = etl_ld32(h + 0x04);
-    b->timestamp = (int64_t)etl_ld64(h + 0x10);
-    b->sequence = (int64_t)etl_ld64(h + 0x18);
-    b->flags = etl_ld16(h + 0x34);
-    b->type = etl_ld16(h + 0x36);
+    b->buffer_size = etl_ld32(h + WMI_BUFFER_HEADER_OFF_BUFFER_SIZE);
+    b->saved_offset = etl_ld32(h + WMI_BUFFER_HEADER_OFF_SAVED_OFFSET);
+    b->timestamp = (int64_t)etl_ld64(h + WMI_BUFFER_HEADER_OFF_TIMESTAMP);
+    b->sequence = (int64_t)etl_ld64(h + WMI_BUFFER_HEADER_OFF_SEQUENCE);
+    b->flags = etl_ld16(h + WMI_BUFFER_HEADER_OFF_FLAGS);
+    b->type = etl_ld16(h + WMI_BUFFER_HEADER_OFF_TYPE);
     /* ClientContext: ProcessorNumber byte (+ alignment byte), or a u16 ProcessorIndex when
      * the PROC_INDEX flag says so. */
-    b->cpu = (b->flags & ETL_BF_PROC_INDEX) ? (etl_ld16(h + 0x28) & 0x07FF) : h[0x28];
-    b->logger_id = etl_ld16(h + 0x2A);
-    b->state = etl_ld32(h + 0x2C);
-    b->filled = etl_ld32(h + 0x30);
+    b->cpu = (b->flags & ETL_BF_PROC_INDEX)
+                 ? (etl_ld16(h + WMI_BUFFER_HEADER_OFF_PROCESSOR) & WMI_BUFFER_PROCESSOR_INDEX_MASK)
+                 : h[WMI_BUFFER_HEADER_OFF_PROCESSOR];
+    b->logger_id = etl_ld16(h + WMI_BUFFER_HEADER_OFF_LOGGER_ID);
+    b->state = etl_ld32(h + WMI_BUFFER_HEADER_OFF_STATE);
+    b->filled = etl_ld32(h + WMI_BUFFER_HEADER_OFF_FILLED);
 
     if (b->buffer_size < ETL_BUFFER_HEADER_SIZE)
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer size %u is smaller than a buffer header", b->buffer_size);
     if (b->buffer_size > ETL_MAX_BUFFER_SIZE)
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer size %u exceeds the %u-byte limit", b->buffer_size,
                         ETL_MAX_BUFFER_SIZE);
-    if (b->type > 7)
+    if (b->type > WMI_BUFFER_TYPE_MAX)
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer type %u is not a known ETW buffer type", b->type);
-    if (b->flags & 0xFF80)
+    if (b->flags & WMI_BUFFER_FLAGS_UNDEFINED)
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "buffer flags 0x%04x carry undefined bits", b->flags);
     if (b->flags & ETL_BF_COMPRESSED) {
         if (b->filled < ETL_BUFFER_HEADER_SIZE || b->filled > ETL_MAX_BUFFER_SIZE)
@@ -45,7 +48,7 @@ etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint
     } else if (b->filled >= ETL_BUFFER_HEADER_SIZE && b->filled <= b->buffer_size) {
         b->valid_end = b->filled;
     } else if (b->saved_offset >= ETL_BUFFER_HEADER_SIZE && b->saved_offset <= b->buffer_size) {
-        /* Offset@0x30 unusable: SavedOffset holds the same end in every file seen. */
+        /* Offset unusable: SavedOffset holds the same end in every file seen. */
         b->valid_end = b->saved_offset;
     } else {
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "valid-data end (0x%x / 0x%x) lies outside the %u-byte buffer",
@@ -142,7 +145,7 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         b->data = d;
         b->data_cap = cap_needed;
     }
-    uint64_t avail_disk = io->size - off; /* caller guarantees off + 0x48 <= size */
+    uint64_t avail_disk = io->size - off; /* caller guarantees off + ETL_BUFFER_HEADER_SIZE <= size */
     if (hdr->flags & ETL_BF_COMPRESSED) {
         size_t clen = hdr->buffer_size - ETL_BUFFER_HEADER_SIZE;
         uint8_t *cbuf = malloc(clen ? clen : 1);

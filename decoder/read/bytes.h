@@ -3,7 +3,8 @@
  * Fields in ETW records are packed and often unaligned (MESSAGE timestamps, TraceLogging
  * payloads), and the host may be big-endian, so nothing casts a struct over the data: every
  * value is assembled from bytes.  The *_at helpers take (data, size, offset) and return false
- * instead of reading past `size`; the unchecked ld* helpers are for spans already checked. */
+ * instead of reading past `size`; the unchecked ld* (and, for writers, st*) helpers are for spans
+ * already checked. */
 #ifndef ETL_BYTES_H
 #define ETL_BYTES_H
 
@@ -22,6 +23,23 @@ static inline uint32_t etl_ld32(const uint8_t *p)
 static inline uint64_t etl_ld64(const uint8_t *p)
 {
     return (uint64_t)etl_ld32(p) | ((uint64_t)etl_ld32(p + 4) << 32);
+}
+
+/* Little-endian stores, for writers (decoder/write, the generator) into spans they checked. */
+static inline void etl_st16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void etl_st32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void etl_st64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* True when [off, off+len) lies inside [0, size), without overflow. */

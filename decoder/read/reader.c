@@ -37,6 +37,7 @@
 #include "bytes.h"
 #include "error.h"
 #include "etl.h"
+#include "layout.h"
 #include "record.h"
 
 #define POSITION_OFFSET_BITS 21
@@ -283,7 +284,7 @@ static void buffer_put(etl_reader *r, etl_buffer *b)
 
 
 /* A buffer header good enough to resume at after damage: the basic checks, plus the session's
- * logger id and, for uncompressed buffers with records, a trace-header marker at 0x48. */
+ * logger id and, for uncompressed buffers with records, a trace-header marker after the header. */
 static bool plausible_at(const etl_reader *r, const uint8_t *p, size_t avail, uint64_t off)
 {
     etl_buffer_header h;
@@ -291,15 +292,15 @@ static bool plausible_at(const etl_reader *r, const uint8_t *p, size_t avail, ui
         return false;
     if (etl_buffer_header_check(p, r->io.size - off, &h, NULL) != ETL_OK)
         return false;
-    if (h.logger_id != r->first_logger_id || h.state > 3)
+    if (h.logger_id != r->first_logger_id || h.state > WMI_BUFFER_STATE_MAX)
         return false;
     if (off + h.buffer_size > r->io.size && !(h.flags & ETL_BF_COMPRESSED) && off + h.valid_end > r->io.size)
         return false;
-    if (!(h.flags & ETL_BF_COMPRESSED) && h.valid_end >= ETL_BUFFER_HEADER_SIZE + 4) {
-        if (avail < ETL_BUFFER_HEADER_SIZE + 4)
+    if (!(h.flags & ETL_BF_COMPRESSED) && h.valid_end >= ETL_BUFFER_HEADER_SIZE + ETL_MARKER_SIZE) {
+        if (avail < ETL_BUFFER_HEADER_SIZE + ETL_MARKER_SIZE)
             return false;
         uint32_t m = etl_ld32(p + ETL_BUFFER_HEADER_SIZE);
-        if ((m >> 24 & 0xC0) != 0xC0 && (m >> 24 & 0xF0) != 0x90)
+        if (!etl_marker_is_typed(m) && !etl_marker_is_message(m))
             return false;
     }
     return true;
@@ -382,19 +383,19 @@ static int64_t first_timestamp(etl_reader *r, uint64_t off, const etl_buffer_hea
     if (n > h->valid_end - ETL_BUFFER_HEADER_SIZE)
         n = h->valid_end - ETL_BUFFER_HEADER_SIZE;
     /* A record longer than the peeked bytes still has its timestamp inside them. */
-    if (n < 4)
+    if (n < ETL_MARKER_SIZE)
         return INT64_MIN;
     uint32_t m = etl_ld32(rec);
-    if (m == 0xFFFFFFFFu)
+    if (m == TRACE_MARKER_END)
         return INT64_MIN;
     if (etl_peek_record(rec, n, &pk, &e) == ETL_OK && pk.has_timestamp)
         return pk.timestamp_raw;
     /* Too short a peek for the record's full size: take the timestamp where the kind keeps it. */
-    unsigned t = (m >> 16) & 0xFF;
-    if ((m >> 24 & 0xC0) == 0xC0 && n >= 0x18) {
+    unsigned t = etl_marker_header_type(m);
+    if (etl_marker_is_typed(m) && n >= ETL_TRACE_HEADER_OFF_TIMESTAMP + 8u) {
         if (t == ETL_HT_PERFINFO32 || t == ETL_HT_PERFINFO64)
-            return (int64_t)etl_ld64(rec + 8);
-        return (int64_t)etl_ld64(rec + 0x10);
+            return (int64_t)etl_ld64(rec + PERFINFO_TRACE_HEADER_OFF_SYSTEM_TIME);
+        return (int64_t)etl_ld64(rec + ETL_TRACE_HEADER_OFF_TIMESTAMP);
     }
     return INT64_MIN;
 }
@@ -688,16 +689,16 @@ bool etl_looks_like_etl(const uint8_t *d, size_t len)
     etl_buffer_header h;
     if (len < ETL_BUFFER_HEADER_SIZE + 8)
         return false;
-    if (etl_buffer_header_check(d, UINT64_MAX, &h, NULL) != ETL_OK || h.state > 3)
+    if (etl_buffer_header_check(d, UINT64_MAX, &h, NULL) != ETL_OK || h.state > WMI_BUFFER_STATE_MAX)
         return false;
     if (h.flags & ETL_BF_COMPRESSED)
         return false; /* the first buffer holds the logfile header and is never compressed */
     /* The first record is the logfile header: a SYSTEM32/64 header with HookId 0. */
     uint32_t m = etl_ld32(d + ETL_BUFFER_HEADER_SIZE);
-    unsigned t = (m >> 16) & 0xFF;
-    if ((m >> 24) != 0xC0 || (t != ETL_HT_SYSTEM32 && t != ETL_HT_SYSTEM64))
+    unsigned t = etl_marker_header_type(m);
+    if (etl_marker_flags(m) != TRACE_HEADER_TYPED || (t != ETL_HT_SYSTEM32 && t != ETL_HT_SYSTEM64))
         return false;
-    return etl_ld16(d + ETL_BUFFER_HEADER_SIZE + 6) == 0;
+    return etl_ld16(d + ETL_BUFFER_HEADER_SIZE + SYSTEM_TRACE_HEADER_OFF_HOOK_ID) == 0; /* WMI_LOG_TYPE_HEADER */
 }
 
 static void reader_free(etl_reader *r)
@@ -817,7 +818,7 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
                    "the first record is not a logfile header; times cannot be converted unless they are FILETIMEs");
         }
     }
-    r->compressed_file = r->lf.present && (r->lf.log_file_mode & 0x04000000u);
+    r->compressed_file = r->lf.present && (r->lf.log_file_mode & EVENT_TRACE_COMPRESSED_MODE);
     setup_clock(r);
     etl_buffer_free(first);
     free(first);

@@ -4,12 +4,13 @@
  * TRACE_HEADER_EVENT_TRACE) for the typed headers, whose byte 2 is the header type; 0x9x for
  * MESSAGE (WPP).  System-family headers (SYSTEM, COMPACT, PERFINFO) keep their version in the
  * low word and the size in the next word; every other kind keeps its size in the low word.
- * Layouts: etw-formats.md section 2 (headers) and section 3 (EVENT_HEADER, extended items). */
+ * Layouts: layout.h (etw-formats.md section 2, headers, and 3, EVENT_HEADER and extended items). */
 #include <string.h>
 
 #include "bytes.h"
 #include "error.h"
 #include "etl_format.h"
+#include "layout.h"
 #include "record.h"
 
 /* Kernel group (HookId high byte) to the classic class GUID that consumers show as provider
@@ -97,14 +98,14 @@ const char *etl_ext_type_name(unsigned t)
 static uint32_t header_min_size(unsigned t)
 {
     switch (t) {
-    case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: return 0x20;
-    case ETL_HT_COMPACT32: case ETL_HT_COMPACT64: return 0x18;
-    case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64: return 0x10;
-    case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64: return 0x30;
-    case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64: return 0x48;
-    case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64: return 0x50;
-    case ETL_HT_MESSAGE: return 0x08;
-    default: return 0x04; /* ERROR, TIMED, WNODE and unknown forms: the marker alone */
+    case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: return SYSTEM_TRACE_HEADER_SIZE;
+    case ETL_HT_COMPACT32: case ETL_HT_COMPACT64: return SYSTEM_TRACE_HEADER_COMPACT_SIZE;
+    case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64: return PERFINFO_TRACE_HEADER_SIZE;
+    case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64: return EVENT_TRACE_HEADER_SIZE;
+    case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64: return EVENT_INSTANCE_GUID_HEADER_SIZE;
+    case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64: return EVENT_HEADER_SIZE;
+    case ETL_HT_MESSAGE: return MESSAGE_TRACE_HEADER_SIZE;
+    default: return ETL_MARKER_SIZE; /* ERROR, TIMED, WNODE and unknown forms: the marker alone */
     }
 }
 
@@ -122,53 +123,52 @@ static bool is_known_typed(unsigned t)
 /* Byte offset of the optional timestamp in a MESSAGE record, or 0 when it has none. */
 static uint32_t message_timestamp_offset(uint16_t opt)
 {
-    uint32_t off = 8;
-    if (opt & 0x0001)
-        off += 4; /* sequence */
-    if (opt & 0x0004)
-        off += 4; /* component id wins over the GUID when both flags are set */
-    else if (opt & 0x0002)
-        off += 16;
-    return (opt & 0x0008) ? off : 0;
+    uint32_t off = MESSAGE_TRACE_HEADER_SIZE;
+    if (opt & TRACE_MESSAGE_SEQUENCE)
+        off += TRACE_MESSAGE_SEQUENCE_SIZE;
+    if (opt & TRACE_MESSAGE_COMPONENTID)
+        off += TRACE_MESSAGE_COMPONENTID_SIZE; /* component id wins over the GUID when both flags are set */
+    else if (opt & TRACE_MESSAGE_GUID)
+        off += TRACE_MESSAGE_GUID_SIZE;
+    return (opt & TRACE_MESSAGE_TIMESTAMP) ? off : 0;
 }
 
 etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out, etl_error *err)
 {
-    if (avail < 4)
+    if (avail < ETL_MARKER_SIZE)
         return ETL_END;
     uint32_t m = etl_ld32(d);
-    if (m == 0xFFFFFFFFu)
+    if (m == TRACE_MARKER_END)
         return ETL_END;
-    unsigned top = m >> 24;
-    unsigned t = (m >> 16) & 0xFF;
+    unsigned t = etl_marker_header_type(m);
     out->raw_header_type = (uint8_t)t;
     out->has_timestamp = false;
     out->timestamp_raw = 0;
-    if ((top & 0xC0) == 0xC0) {
+    if (etl_marker_is_typed(m)) {
         out->header_type = is_known_typed(t) ? (uint8_t)t : ETL_HT_UNKNOWN;
         if (is_system_family(t)) {
-            if (avail < 8)
+            if (avail < SYSTEM_TRACE_HEADER_OFF_HOOK_ID + 2u) /* the size and hook id words */
                 return etl_fail(err, ETL_ERR_TRUNCATED, 0, "%s header cut after %zu bytes", etl_header_type_name(t), avail);
-            out->size = etl_ld16(d + 4);
+            out->size = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_SIZE);
         } else {
-            out->size = m & 0xFFFF;
+            out->size = etl_marker_size(m);
         }
-    } else if ((top & 0xF0) == 0x90) {
+    } else if (etl_marker_is_message(m)) {
         out->header_type = ETL_HT_MESSAGE;
         out->raw_header_type = ETL_HT_MESSAGE;
-        out->size = m & 0xFFFF;
-    } else if (top & 0x80) {
+        out->size = etl_marker_size(m);
+    } else if (etl_marker_flags(m) & TRACE_HEADER_FLAG) {
         /* A trace header form nobody documents (e.g. 0xB0 ULONG32_TIME): framed by the size in
          * its low word and passed on raw. */
         out->header_type = ETL_HT_UNKNOWN;
-        out->size = m & 0xFFFF;
+        out->size = etl_marker_size(m);
     } else {
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "not a trace header (marker 0x%08x)", m);
     }
     uint32_t min = header_min_size(out->header_type);
     if (out->header_type == ETL_HT_UNKNOWN || out->header_type == ETL_HT_ERROR ||
         out->header_type == ETL_HT_TIMED || out->header_type == ETL_HT_WNODE)
-        min = 8;
+        min = 8; /* the marker and one more dword: a record that can be skipped by its size */
     if (out->size < min)
         return etl_fail(err, ETL_ERR_CORRUPT, 0, "%s record size %u is below its minimum %u (marker 0x%08x)",
                         etl_header_type_name(out->header_type), out->size, min, m);
@@ -177,12 +177,12 @@ etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out,
                         etl_header_type_name(out->header_type), out->size, out->size - avail);
     switch (out->header_type) {
     case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
-        out->timestamp_raw = (int64_t)etl_ld64(d + 8);
+        out->timestamp_raw = (int64_t)etl_ld64(d + PERFINFO_TRACE_HEADER_OFF_SYSTEM_TIME);
         out->has_timestamp = true;
         break;
     case ETL_HT_MESSAGE: {
-        uint32_t to = message_timestamp_offset(etl_ld16(d + 6));
-        if (to && etl_span_ok(out->size, to, 8)) {
+        uint32_t to = message_timestamp_offset(etl_ld16(d + MESSAGE_TRACE_HEADER_OFF_OPTION_FLAGS));
+        if (to && etl_span_ok(out->size, to, TRACE_MESSAGE_TIMESTAMP_SIZE)) {
             out->timestamp_raw = (int64_t)etl_ld64(d + to);
             out->has_timestamp = true;
         }
@@ -190,14 +190,14 @@ etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out,
     }
     case ETL_HT_UNKNOWN: case ETL_HT_TIMED: case ETL_HT_WNODE:
         break;
-    case ETL_HT_ERROR:
-        if (out->size >= 0x18) {
-            out->timestamp_raw = (int64_t)etl_ld64(d + 0x10);
+    case ETL_HT_ERROR: /* EVENT_HEADER-shaped */
+        if (out->size >= EVENT_HEADER_OFF_TIMESTAMP + 8u) {
+            out->timestamp_raw = (int64_t)etl_ld64(d + EVENT_HEADER_OFF_TIMESTAMP);
             out->has_timestamp = true;
         }
         break;
-    default: /* SYSTEM, COMPACT, FULL, INSTANCE, EVENT_HEADER: all at 0x10 */
-        out->timestamp_raw = (int64_t)etl_ld64(d + 0x10);
+    default: /* SYSTEM, COMPACT, FULL, INSTANCE, EVENT_HEADER: all at the same offset */
+        out->timestamp_raw = (int64_t)etl_ld64(d + ETL_TRACE_HEADER_OFF_TIMESTAMP);
         out->has_timestamp = true;
         break;
     }
@@ -216,42 +216,44 @@ static void set_problem(etl_record *rec, etl_status code, uint32_t offset, const
 /* EVENT_HEADER (and ERROR records long enough to carry one): fields and extended items. */
 static void frame_event_header(const uint8_t *d, etl_record *rec)
 {
-    rec->flags_stored = etl_ld16(d + 4);
-    rec->event_property = etl_ld16(d + 6);
-    rec->tid = etl_ld32(d + 8);
-    rec->pid = etl_ld32(d + 0x0C);
-    etl_read_guid(d + 0x18, &rec->provider);
+    rec->flags_stored = etl_ld16(d + EVENT_HEADER_OFF_FLAGS);
+    rec->event_property = etl_ld16(d + EVENT_HEADER_OFF_EVENT_PROPERTY);
+    rec->tid = etl_ld32(d + EVENT_HEADER_OFF_THREAD_ID);
+    rec->pid = etl_ld32(d + EVENT_HEADER_OFF_PROCESS_ID);
+    etl_read_guid(d + EVENT_HEADER_OFF_PROVIDER_ID, &rec->provider);
     rec->has_provider = true;
-    rec->event_id = etl_ld16(d + 0x28);
-    rec->version = d[0x2A];
-    rec->channel = d[0x2B];
-    rec->level = d[0x2C];
-    rec->opcode = d[0x2D];
-    rec->task = etl_ld16(d + 0x2E);
-    rec->keyword = etl_ld64(d + 0x30);
+    rec->event_id = etl_ld16(d + EVENT_HEADER_OFF_ID);
+    rec->version = d[EVENT_HEADER_OFF_VERSION];
+    rec->channel = d[EVENT_HEADER_OFF_CHANNEL];
+    rec->level = d[EVENT_HEADER_OFF_LEVEL];
+    rec->opcode = d[EVENT_HEADER_OFF_OPCODE];
+    rec->task = etl_ld16(d + EVENT_HEADER_OFF_TASK);
+    rec->keyword = etl_ld64(d + EVENT_HEADER_OFF_KEYWORD);
     if (rec->flags_stored & ETL_EHF_NO_CPUTIME) {
-        rec->processor_time = etl_ld64(d + 0x38);
+        rec->processor_time = etl_ld64(d + EVENT_HEADER_OFF_KERNEL_TIME);
     } else {
-        rec->kernel_time = etl_ld32(d + 0x38);
-        rec->user_time = etl_ld32(d + 0x3C);
+        rec->kernel_time = etl_ld32(d + EVENT_HEADER_OFF_KERNEL_TIME);
+        rec->user_time = etl_ld32(d + EVENT_HEADER_OFF_USER_TIME);
         rec->has_cpu_times = true;
     }
-    etl_read_guid(d + 0x40, &rec->activity_id);
+    etl_read_guid(d + EVENT_HEADER_OFF_ACTIVITY_ID, &rec->activity_id);
     rec->has_activity_id = true;
-    rec->header_size = 0x50;
+    rec->header_size = EVENT_HEADER_SIZE;
 
-    uint32_t p = 0x50;
+    uint32_t p = EVENT_HEADER_SIZE;
     if (rec->flags_stored & ETL_EHF_EXTENDED_INFO) {
-        /* Each item: u16 total size (8-aligned), u16 type, u16 linkage, u16 data size, data.
-         * Every item is at least 8 bytes, so the walk ends within size/8 steps. */
+        /* Every item is at least its 8-byte header, so the walk ends within size/8 steps. */
         for (;;) {
-            if (!etl_span_ok(rec->size, p, 8)) {
+            if (!etl_span_ok(rec->size, p, EVENT_EXTENDED_ITEM_HEADER_SIZE)) {
                 set_problem(rec, ETL_ERR_TRUNCATED, p, "extended data item header runs past the record end");
                 break;
             }
-            uint16_t isize = etl_ld16(d + p), itype = etl_ld16(d + p + 2), link = etl_ld16(d + p + 4),
-                     dsize = etl_ld16(d + p + 6);
-            if (isize < 8 || dsize > isize - 8) {
+            const uint8_t *item = d + p;
+            uint16_t isize = etl_ld16(item + EVENT_EXTENDED_ITEM_OFF_TOTAL_SIZE),
+                     itype = etl_ld16(item + EVENT_EXTENDED_ITEM_OFF_TYPE),
+                     link = etl_ld16(item + EVENT_EXTENDED_ITEM_OFF_LINKAGE),
+                     dsize = etl_ld16(item + EVENT_EXTENDED_ITEM_OFF_DATA_SIZE);
+            if (isize < EVENT_EXTENDED_ITEM_HEADER_SIZE || dsize > isize - EVENT_EXTENDED_ITEM_HEADER_SIZE) {
                 set_problem(rec, ETL_ERR_CORRUPT, p, "extended data item with impossible sizes");
                 break;
             }
@@ -264,133 +266,139 @@ static void frame_event_header(const uint8_t *d, etl_record *rec)
                 it->type = itype;
                 it->data_size = dsize;
                 it->offset = p;
-                it->data = d + p + 8;
+                it->data = item + EVENT_EXTENDED_ITEM_HEADER_SIZE;
             } else {
                 set_problem(rec, ETL_ERR_LIMIT, p, "more extended data items than the decoder keeps (ETL_MAX_EXT_ITEMS)");
             }
             p += isize;
-            if (!(link & 1))
+            if (!(link & EVENT_EXTENDED_ITEM_LINKAGE_MORE))
                 break;
         }
     }
     rec->payload_offset = p;
 }
 
-/* System family: SYSTEM (0x20), COMPACT (0x18), PERFINFO (0x10), then inserted PEBS/PMC items. */
+/* System family: SYSTEM, COMPACT, PERFINFO, then inserted PEBS/PMC items. */
 static void frame_system(const uint8_t *d, etl_record *rec)
 {
     unsigned t = rec->header_type;
-    uint16_t ver = etl_ld16(d);
-    rec->hook_id = etl_ld16(d + 6);
+    uint16_t ver = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_VERSION);
+    rec->hook_id = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_HOOK_ID);
     rec->group = (uint8_t)(rec->hook_id >> 8);
     rec->opcode = (uint8_t)(rec->hook_id & 0xFF);
     rec->version = (uint8_t)(ver & 0xFF);
     rec->has_provider = etl_kernel_group_guid(rec->group, &rec->provider);
     uint32_t hdr;
     if (t == ETL_HT_PERFINFO32 || t == ETL_HT_PERFINFO64) {
-        hdr = 0x10;
+        hdr = PERFINFO_TRACE_HEADER_SIZE;
     } else {
-        rec->tid = etl_ld32(d + 8);
-        rec->pid = etl_ld32(d + 0x0C);
+        rec->tid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_THREAD_ID);
+        rec->pid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_PROCESS_ID);
         if (t == ETL_HT_SYSTEM32 || t == ETL_HT_SYSTEM64) {
-            rec->kernel_time = etl_ld32(d + 0x18);
-            rec->user_time = etl_ld32(d + 0x1C);
+            rec->kernel_time = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_KERNEL_TIME);
+            rec->user_time = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_USER_TIME);
             rec->has_cpu_times = true;
-            hdr = 0x20;
+            hdr = SYSTEM_TRACE_HEADER_SIZE;
         } else {
-            hdr = 0x18;
+            hdr = SYSTEM_TRACE_HEADER_COMPACT_SIZE;
         }
     }
     rec->header_size = hdr;
-    /* PEBS index (flag 0x8000) then PMC counters ((ver & 0x0700) >> 8 of them) sit between
-     * the header and the event data; their order when both are present is undocumented. */
+    /* A PEBS index then PMC counters (flags in the version word) sit between the header and
+     * the event data; their order when both are present is undocumented. */
     uint32_t p = hdr;
-    if (ver & 0x8000) {
-        if (!etl_span_ok(rec->size, p, 8)) {
+    if (ver & TRACE_HEADER_PEBS_INDEX_FLAG) {
+        if (!etl_span_ok(rec->size, p, TRACE_HEADER_PEBS_INDEX_SIZE)) {
             set_problem(rec, ETL_ERR_TRUNCATED, p, "PEBS index runs past the record end");
             rec->payload_offset = rec->size;
             return;
         }
         rec->has_pebs = true;
         rec->pebs_index = etl_ld64(d + p);
-        p += 8;
+        p += TRACE_HEADER_PEBS_INDEX_SIZE;
     }
-    unsigned pmc = (ver & 0x0700) >> 8;
+    unsigned pmc = (ver & TRACE_HEADER_PMC_COUNTERS_MASK) >> TRACE_HEADER_PMC_COUNTERS_SHIFT;
     if (pmc) {
-        if (!etl_span_ok(rec->size, p, 8u * pmc)) {
+        if (!etl_span_ok(rec->size, p, TRACE_HEADER_PMC_COUNTER_SIZE * pmc)) {
             set_problem(rec, ETL_ERR_TRUNCATED, p, "PMC counters run past the record end");
             rec->payload_offset = p;
             return;
         }
         rec->pmc_count = (uint8_t)pmc;
         rec->pmc = d + p;
-        p += 8u * pmc;
+        p += TRACE_HEADER_PMC_COUNTER_SIZE * pmc;
     }
     rec->payload_offset = p;
 }
 
-/* FULL_HEADER (EVENT_TRACE_HEADER, 0x30) and INSTANCE (+ instance ids and parent GUID, 0x48). */
+/* FULL_HEADER (EVENT_TRACE_HEADER) and INSTANCE (the same, then instance ids and parent GUID). */
 static void frame_classic(const uint8_t *d, etl_record *rec)
 {
-    rec->opcode = d[4];
-    rec->level = d[5];
-    rec->version = (uint8_t)etl_ld16(d + 6);
-    rec->tid = etl_ld32(d + 8);
-    rec->pid = etl_ld32(d + 0x0C);
-    etl_read_guid(d + 0x18, &rec->provider);
+    rec->opcode = d[EVENT_TRACE_HEADER_OFF_TYPE];
+    rec->level = d[EVENT_TRACE_HEADER_OFF_LEVEL];
+    rec->version = (uint8_t)etl_ld16(d + EVENT_TRACE_HEADER_OFF_VERSION);
+    rec->tid = etl_ld32(d + EVENT_TRACE_HEADER_OFF_THREAD_ID);
+    rec->pid = etl_ld32(d + EVENT_TRACE_HEADER_OFF_PROCESS_ID);
+    etl_read_guid(d + EVENT_TRACE_HEADER_OFF_GUID, &rec->provider);
     rec->has_provider = true;
-    rec->kernel_time = etl_ld32(d + 0x28);
-    rec->user_time = etl_ld32(d + 0x2C);
+    rec->kernel_time = etl_ld32(d + EVENT_TRACE_HEADER_OFF_KERNEL_TIME);
+    rec->user_time = etl_ld32(d + EVENT_TRACE_HEADER_OFF_USER_TIME);
     rec->has_cpu_times = true;
-    rec->header_size = 0x30;
+    rec->header_size = EVENT_TRACE_HEADER_SIZE;
     if (rec->header_type == ETL_HT_INSTANCE32 || rec->header_type == ETL_HT_INSTANCE64) {
-        rec->instance_id = etl_ld32(d + 0x30);
-        rec->parent_instance_id = etl_ld32(d + 0x34);
-        etl_read_guid(d + 0x38, &rec->parent_guid);
-        rec->header_size = 0x48;
+        rec->instance_id = etl_ld32(d + EVENT_INSTANCE_GUID_HEADER_OFF_INSTANCE_ID);
+        rec->parent_instance_id = etl_ld32(d + EVENT_INSTANCE_GUID_HEADER_OFF_PARENT_INSTANCE_ID);
+        etl_read_guid(d + EVENT_INSTANCE_GUID_HEADER_OFF_PARENT_GUID, &rec->parent_guid);
+        rec->header_size = EVENT_INSTANCE_GUID_HEADER_SIZE;
     }
     rec->payload_offset = rec->header_size;
+}
+
+/* The MESSAGE optional item of `n` bytes at *p (and *p moved past it), or NULL when the record
+ * ends first (*p unmoved). */
+static const uint8_t *message_item(const uint8_t *d, const etl_record *rec, uint32_t *p, uint32_t n)
+{
+    if (!etl_span_ok(rec->size, *p, n))
+        return NULL;
+    const uint8_t *item = d + *p;
+    *p += n;
+    return item;
 }
 
 /* MESSAGE (WPP): optional items in a fixed order, each present only when its flag is set. */
 static void frame_message(const uint8_t *d, etl_record *rec)
 {
-    uint16_t opt = etl_ld16(d + 6);
-    rec->message_number = etl_ld16(d + 4);
+    uint16_t opt = etl_ld16(d + MESSAGE_TRACE_HEADER_OFF_OPTION_FLAGS);
+    rec->message_number = etl_ld16(d + MESSAGE_TRACE_HEADER_OFF_MESSAGE_NUMBER);
     rec->message_flags = opt;
     rec->event_id = rec->message_number;
-    uint32_t p = 8;
-    if (opt & 0x0001) {
-        if (!etl_span_ok(rec->size, p, 4))
+    uint32_t p = MESSAGE_TRACE_HEADER_SIZE;
+    const uint8_t *item;
+    if (opt & TRACE_MESSAGE_SEQUENCE) {
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_SEQUENCE_SIZE)))
             goto cut;
-        rec->sequence = etl_ld32(d + p);
+        rec->sequence = etl_ld32(item);
         rec->has_sequence = true;
-        p += 4;
     }
-    if (opt & 0x0004) {
-        if (!etl_span_ok(rec->size, p, 4))
+    if (opt & TRACE_MESSAGE_COMPONENTID) {
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_COMPONENTID_SIZE)))
             goto cut;
-        rec->component_id = etl_ld32(d + p);
+        rec->component_id = etl_ld32(item);
         rec->has_component_id = true;
-        p += 4;
-    } else if (opt & 0x0002) {
-        if (!etl_span_ok(rec->size, p, 16))
+    } else if (opt & TRACE_MESSAGE_GUID) {
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_GUID_SIZE)))
             goto cut;
-        etl_read_guid(d + p, &rec->provider);
+        etl_read_guid(item, &rec->provider);
         rec->has_provider = true;
-        p += 16;
     }
-    if (opt & 0x0008) {
-        if (!etl_span_ok(rec->size, p, 8))
+    /* the timestamp, already taken by the peek */
+    if ((opt & TRACE_MESSAGE_TIMESTAMP) && !message_item(d, rec, &p, TRACE_MESSAGE_TIMESTAMP_SIZE))
+        goto cut;
+    if (opt & TRACE_MESSAGE_SYSTEMINFO) {
+        if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_SYSTEMINFO_SIZE)))
             goto cut;
-        p += 8; /* the timestamp, already taken by the peek */
-    }
-    if (opt & 0x0020) {
-        if (!etl_span_ok(rec->size, p, 8))
-            goto cut;
-        rec->tid = etl_ld32(d + p);
-        rec->pid = etl_ld32(d + p + 4);
-        p += 8;
+        rec->tid = etl_ld32(item);
+        rec->pid = etl_ld32(item + 4);
     }
     rec->header_size = p;
     rec->payload_offset = p;
@@ -453,11 +461,11 @@ etl_status etl_frame_record(const uint8_t *d, size_t avail, uint8_t session_poin
         rec->flags = (uint16_t)(rec->flags_stored | bitness);
         break;
     case ETL_HT_ERROR:
-        if (rec->size >= 0x50) {
+        if (rec->size >= EVENT_HEADER_SIZE) {
             frame_event_header(d, rec);
             rec->flags = (uint16_t)(rec->flags_stored | bitness);
         } else {
-            rec->header_size = rec->payload_offset = 4;
+            rec->header_size = rec->payload_offset = ETL_MARKER_SIZE;
             set_problem(rec, ETL_ERR_TRUNCATED, 0, "ERROR record shorter than an EVENT_HEADER");
         }
         break;
@@ -477,7 +485,7 @@ etl_status etl_frame_record(const uint8_t *d, size_t avail, uint8_t session_poin
         break;
     default:
         /* TIMED, WNODE and unknown forms: the marker is all we understand. */
-        rec->header_size = rec->payload_offset = 4;
+        rec->header_size = rec->payload_offset = ETL_MARKER_SIZE;
         rec->flags = bitness;
         break;
     }
@@ -519,17 +527,18 @@ bool etl_ext_u64(const etl_ext_item *it, uint64_t *out)
 bool etl_ext_stack(const etl_ext_item *it, uint64_t *match_id, uint32_t *count)
 {
     unsigned w = it->type == ETL_EXT_STACK_TRACE32 ? 4 : 8;
-    if (it->data_size < 8 || (it->type != ETL_EXT_STACK_TRACE32 && it->type != ETL_EXT_STACK_TRACE64))
+    if (it->data_size < EVENT_EXTENDED_ITEM_STACK_OFF_FRAMES ||
+        (it->type != ETL_EXT_STACK_TRACE32 && it->type != ETL_EXT_STACK_TRACE64))
         return false;
     *match_id = etl_ld64(it->data);
-    *count = (uint32_t)((it->data_size - 8u) / w);
+    *count = (uint32_t)((it->data_size - EVENT_EXTENDED_ITEM_STACK_OFF_FRAMES) / w);
     return true;
 }
 
 uint64_t etl_ext_stack_address(const etl_ext_item *it, uint32_t index)
 {
     unsigned w = it->type == ETL_EXT_STACK_TRACE32 ? 4 : 8;
-    size_t off = 8u + (size_t)index * w;
+    size_t off = EVENT_EXTENDED_ITEM_STACK_OFF_FRAMES + (size_t)index * w;
     if (!etl_span_ok(it->data_size, off, w))
         return 0;
     return w == 4 ? etl_ld32(it->data + off) : etl_ld64(it->data + off);

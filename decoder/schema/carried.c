@@ -8,12 +8,58 @@
 #include "bytes.h"
 #include "error.h"
 #include "etl_format.h"
+#include "schema.h"
 #include "text.h"
 
-#define TEI_HEADER_SIZE 112u
-#define TEI_PROPERTY_SIZE 24u
-#define EMI_HEADER_SIZE 16u
-#define EMI_ENTRY_SIZE 8u
+/* TRACE_EVENT_INFO (tdh.h): the header, then PropertyCount EVENT_PROPERTY_INFO entries; the
+ * name offsets count from the start of the structure (0 = no name). */
+enum {
+    TRACE_EVENT_INFO_OFF_PROVIDER_GUID = 0,
+    TRACE_EVENT_INFO_OFF_EVENT_ID = 32,       /* EVENT_DESCRIPTOR: u16 Id, */
+    TRACE_EVENT_INFO_OFF_VERSION = 34,        /* u8 Version, Channel, Level, Opcode, */
+    TRACE_EVENT_INFO_OFF_CHANNEL = 35,
+    TRACE_EVENT_INFO_OFF_LEVEL = 36,
+    TRACE_EVENT_INFO_OFF_OPCODE = 37,
+    TRACE_EVENT_INFO_OFF_TASK = 38,           /* u16 Task, u64 Keyword */
+    TRACE_EVENT_INFO_OFF_DECODING_SOURCE = 48, /* u32: 0 = manifest (XML) */
+    TRACE_EVENT_INFO_OFF_PROVIDER_NAME = 52,
+    TRACE_EVENT_INFO_OFF_LEVEL_NAME = 56,
+    TRACE_EVENT_INFO_OFF_TASK_NAME = 68,
+    TRACE_EVENT_INFO_OFF_OPCODE_NAME = 72,
+    TRACE_EVENT_INFO_OFF_EVENT_MESSAGE = 76,
+    TRACE_EVENT_INFO_OFF_EVENT_NAME = 92,     /* union with ActivityIDNameOffset */
+    TRACE_EVENT_INFO_OFF_PROPERTY_COUNT = 100,
+    TRACE_EVENT_INFO_OFF_TOP_LEVEL_PROPERTY_COUNT = 104,
+    TRACE_EVENT_INFO_SIZE = 112
+};
+/* EVENT_PROPERTY_INFO: u32 Flags, u32 NameOffset, then a union - InType, OutType and
+ * MapNameOffset for a value, StructStartIndex and NumOfStructMembers for a struct - then the
+ * count and length (constants, or property indexes under PROP_PARAM_COUNT/LENGTH). */
+enum {
+    EVENT_PROPERTY_INFO_OFF_FLAGS = 0,
+    EVENT_PROPERTY_INFO_OFF_NAME = 4,
+    EVENT_PROPERTY_INFO_OFF_IN_TYPE = 8,
+    EVENT_PROPERTY_INFO_OFF_OUT_TYPE = 10,
+    EVENT_PROPERTY_INFO_OFF_MAP_NAME = 12,
+    EVENT_PROPERTY_INFO_OFF_STRUCT_START = 8,
+    EVENT_PROPERTY_INFO_OFF_STRUCT_MEMBERS = 10,
+    EVENT_PROPERTY_INFO_OFF_COUNT = 16,
+    EVENT_PROPERTY_INFO_OFF_LENGTH = 18,
+    EVENT_PROPERTY_INFO_SIZE = 24
+};
+/* EventMapInfo's payload: the provider GUID, then an EVENT_MAP_INFO (u32 NameOffset, u32 Flag,
+ * u32 EntryCount, u32 format/value type) and its 8-byte EVENT_MAP_ENTRYs (u32 OutputOffset,
+ * u32 Value); the offsets count from the EVENT_MAP_INFO. */
+enum {
+    EVENT_MAP_PAYLOAD_OFF_INFO = 16,
+    EVENT_MAP_INFO_OFF_NAME = 0,
+    EVENT_MAP_INFO_OFF_FLAG = 4,
+    EVENT_MAP_INFO_OFF_ENTRY_COUNT = 8,
+    EVENT_MAP_INFO_SIZE = 16,
+    EVENT_MAP_ENTRY_OFF_OUTPUT = 0,
+    EVENT_MAP_ENTRY_OFF_VALUE = 4,
+    EVENT_MAP_ENTRY_SIZE = 8
+};
 #define CARRIED_MAX_NAME 512u      /* bytes of UTF-8 kept per name */
 #define CARRIED_MAX_MAP_ENTRIES 65536u
 
@@ -154,50 +200,57 @@ typedef struct tei {
 static bool write_properties(const tei *t, GString *out, uint32_t first, uint32_t n, unsigned depth,
                              etl_error *err);
 
+/* Offset of property i's EVENT_PROPERTY_INFO in the TRACE_EVENT_INFO. */
+static size_t property_at(uint32_t i)
+{
+    return TRACE_EVENT_INFO_SIZE + (size_t)i * EVENT_PROPERTY_INFO_SIZE;
+}
+
+/* A count or length that names another property (`attr` = "count" or "length", read at
+ * `field` of property i): the attribute with that property's name; false when it names none. */
+static bool write_reference(const tei *t, GString *attrs, uint32_t i, size_t field, const char *attr,
+                            etl_error *err)
+{
+    uint16_t ref = etl_ld16(t->p + property_at(i) + field);
+    if (ref >= t->count) {
+        etl_fail(err, ETL_ERR_CORRUPT, property_at(i) + field, "property %u takes its %s from property %u of %u", i,
+                 attr, ref, t->count);
+        return false;
+    }
+    char *name = name_at(t->p, t->size, etl_ld32(t->p + property_at(ref) + EVENT_PROPERTY_INFO_OFF_NAME));
+    g_string_append_printf(attrs, " %s=\"%s\"", attr, name ? name : "");
+    g_free(name);
+    return true;
+}
+
 /* One EVENT_PROPERTY_INFO as a <data> or <struct> element. */
 static bool write_property(const tei *t, GString *out, uint32_t i, unsigned depth, etl_error *err)
 {
-    const uint8_t *e = t->p + TEI_HEADER_SIZE + (size_t)i * TEI_PROPERTY_SIZE;
-    uint32_t flags = etl_ld32(e), name_off = etl_ld32(e + 4);
-    uint16_t count = etl_ld16(e + 16), length = etl_ld16(e + 18);
+    const uint8_t *e = t->p + property_at(i);
+    uint32_t flags = etl_ld32(e + EVENT_PROPERTY_INFO_OFF_FLAGS), name_off = etl_ld32(e + EVENT_PROPERTY_INFO_OFF_NAME);
+    uint16_t count = etl_ld16(e + EVENT_PROPERTY_INFO_OFF_COUNT), length = etl_ld16(e + EVENT_PROPERTY_INFO_OFF_LENGTH);
+    GString *attrs = g_string_new(NULL);
+    bool refs_ok = true;
+    if (flags & PROP_PARAM_COUNT)
+        refs_ok = write_reference(t, attrs, i, EVENT_PROPERTY_INFO_OFF_COUNT, "count", err);
+    else if (count > 1 || (flags & PROP_PARAM_FIXED_COUNT))
+        g_string_append_printf(attrs, " count=\"%u\"", count);
+    if (refs_ok && (flags & PROP_PARAM_LENGTH))
+        refs_ok = write_reference(t, attrs, i, EVENT_PROPERTY_INFO_OFF_LENGTH, "length", err);
+    if (!refs_ok) {
+        g_string_free(attrs, TRUE);
+        return false;
+    }
     char *name = name_at(t->p, t->size, name_off);
     if (!name)
         name = g_strdup_printf("Property%u", i);
-    GString *attrs = g_string_new(NULL);
-    if (flags & PROP_PARAM_COUNT) {
-        if (count >= t->count) {
-            g_free(name);
-            g_string_free(attrs, TRUE);
-            etl_fail(err, ETL_ERR_CORRUPT, TEI_HEADER_SIZE + (size_t)i * TEI_PROPERTY_SIZE + 16,
-                     "property %u takes its count from property %u of %u", i, count, t->count);
-            return false;
-        }
-        const uint8_t *r = t->p + TEI_HEADER_SIZE + (size_t)count * TEI_PROPERTY_SIZE;
-        char *ref = name_at(t->p, t->size, etl_ld32(r + 4));
-        g_string_append_printf(attrs, " count=\"%s\"", ref ? ref : "");
-        g_free(ref);
-    } else if (count > 1 || (flags & PROP_PARAM_FIXED_COUNT)) {
-        g_string_append_printf(attrs, " count=\"%u\"", count);
-    }
-    if (flags & PROP_PARAM_LENGTH) {
-        if (length >= t->count) {
-            g_free(name);
-            g_string_free(attrs, TRUE);
-            etl_fail(err, ETL_ERR_CORRUPT, TEI_HEADER_SIZE + (size_t)i * TEI_PROPERTY_SIZE + 18,
-                     "property %u takes its length from property %u of %u", i, length, t->count);
-            return false;
-        }
-        const uint8_t *r = t->p + TEI_HEADER_SIZE + (size_t)length * TEI_PROPERTY_SIZE;
-        char *ref = name_at(t->p, t->size, etl_ld32(r + 4));
-        g_string_append_printf(attrs, " length=\"%s\"", ref ? ref : "");
-        g_free(ref);
-    }
     bool ok = true;
     if (flags & PROP_STRUCT) {
-        uint16_t start = etl_ld16(e + 8), members = etl_ld16(e + 10);
+        uint16_t start = etl_ld16(e + EVENT_PROPERTY_INFO_OFF_STRUCT_START),
+                 members = etl_ld16(e + EVENT_PROPERTY_INFO_OFF_STRUCT_MEMBERS);
         if (depth >= ETL_MF_MAX_STRUCT_DEPTH || t->visiting[i] || (uint32_t)start + members > t->count) {
             ok = false;
-            etl_fail(err, ETL_ERR_CORRUPT, TEI_HEADER_SIZE + (size_t)i * TEI_PROPERTY_SIZE + 8,
+            etl_fail(err, ETL_ERR_CORRUPT, property_at(i) + EVENT_PROPERTY_INFO_OFF_STRUCT_START,
                      "struct property %u: members %u..%u of %u, nested %u deep", i, start, start + members,
                      t->count, depth);
         } else {
@@ -208,7 +261,7 @@ static bool write_property(const tei *t, GString *out, uint32_t i, unsigned dept
             g_string_append(out, "</struct>\n");
         }
     } else {
-        uint16_t in = etl_ld16(e + 8), outt = etl_ld16(e + 10);
+        uint16_t in = etl_ld16(e + EVENT_PROPERTY_INFO_OFF_IN_TYPE), outt = etl_ld16(e + EVENT_PROPERTY_INFO_OFF_OUT_TYPE);
         const char *in_name = etl_mf_in_type_qname(in), *out_name = etl_mf_out_type_qname(outt);
         /* A type the manifest vocabulary cannot name stays an unknown type: the compiled
          * schema turns it into a placeholder, and the fields before it still decode. */
@@ -216,9 +269,10 @@ static bool write_property(const tei *t, GString *out, uint32_t i, unsigned dept
         if (out_name)
             g_string_append_printf(out, " outType=\"%s\"", out_name);
         if (!(flags & PROP_PARAM_LENGTH) && length &&
-            (in == 1 || in == 2 || in == 14 || (flags & PROP_PARAM_FIXED_LENGTH)))
+            (in == ETL_IN_UNICODESTRING || in == ETL_IN_ANSISTRING || in == ETL_IN_BINARY ||
+             (flags & PROP_PARAM_FIXED_LENGTH)))
             g_string_append_printf(out, " length=\"%u\"", length);
-        char *map = name_at(t->p, t->size, etl_ld32(e + 12));
+        char *map = name_at(t->p, t->size, etl_ld32(e + EVENT_PROPERTY_INFO_OFF_MAP_NAME));
         if (map)
             g_string_append_printf(out, " map=\"%s\"", map);
         g_free(map);
@@ -242,25 +296,29 @@ static const char *const std_levels[] = {"win:LogAlways", "win:Critical", "win:E
 
 static etl_status add_event_info(etl_carried *c, const uint8_t *p, size_t size, etl_error *err)
 {
-    if (size < TEI_HEADER_SIZE)
+    if (size < TRACE_EVENT_INFO_SIZE)
         return etl_fail(err, ETL_ERR_TRUNCATED, 0, "TRACE_EVENT_INFO needs %u bytes, the event has %zu",
-                        TEI_HEADER_SIZE, size);
+                        TRACE_EVENT_INFO_SIZE, size);
     etl_guid prov;
-    etl_read_guid(p, &prov);
-    uint16_t id = etl_ld16(p + 32);
-    uint8_t version = p[34], channel = p[35], level = p[36], opcode = p[37];
-    uint16_t task = etl_ld16(p + 38);
-    uint32_t source = etl_ld32(p + 48);
-    uint32_t count = etl_ld32(p + 100), top = etl_ld32(p + 104);
+    etl_read_guid(p + TRACE_EVENT_INFO_OFF_PROVIDER_GUID, &prov);
+    uint16_t id = etl_ld16(p + TRACE_EVENT_INFO_OFF_EVENT_ID);
+    uint8_t version = p[TRACE_EVENT_INFO_OFF_VERSION], level = p[TRACE_EVENT_INFO_OFF_LEVEL],
+            opcode = p[TRACE_EVENT_INFO_OFF_OPCODE];
+    uint16_t task = etl_ld16(p + TRACE_EVENT_INFO_OFF_TASK);
+    uint32_t source = etl_ld32(p + TRACE_EVENT_INFO_OFF_DECODING_SOURCE);
+    uint32_t count = etl_ld32(p + TRACE_EVENT_INFO_OFF_PROPERTY_COUNT),
+             top = etl_ld32(p + TRACE_EVENT_INFO_OFF_TOP_LEVEL_PROPERTY_COUNT);
     if (source != 0)
-        return etl_fail(err, ETL_ERR_NOT_FOUND, 48, "event %u v%u: decoding source %u is not a manifest", id, version, source);
+        return etl_fail(err, ETL_ERR_NOT_FOUND, TRACE_EVENT_INFO_OFF_DECODING_SOURCE,
+                        "event %u v%u: decoding source %u is not a manifest", id, version, source);
     if (count > ETL_MF_MAX_PROPERTIES || top > count)
-        return etl_fail(err, ETL_ERR_LIMIT, 100, "event %u v%u: %u properties (%u top-level)", id, version, count, top);
-    if (!etl_span_ok(size, TEI_HEADER_SIZE, (size_t)count * TEI_PROPERTY_SIZE))
-        return etl_fail(err, ETL_ERR_TRUNCATED, TEI_HEADER_SIZE, "event %u v%u: %u properties run past the %zu-byte event",
-                        id, version, count, size);
+        return etl_fail(err, ETL_ERR_LIMIT, TRACE_EVENT_INFO_OFF_PROPERTY_COUNT, "event %u v%u: %u properties (%u top-level)",
+                        id, version, count, top);
+    if (!etl_span_ok(size, TRACE_EVENT_INFO_SIZE, (size_t)count * EVENT_PROPERTY_INFO_SIZE))
+        return etl_fail(err, ETL_ERR_TRUNCATED, TRACE_EVENT_INFO_SIZE,
+                        "event %u v%u: %u properties run past the %zu-byte event", id, version, count, size);
 
-    char *pname = name_at(p, size, etl_ld32(p + 52));
+    char *pname = name_at(p, size, etl_ld32(p + TRACE_EVENT_INFO_OFF_PROVIDER_NAME));
     carried_provider *cp = provider_for(c, &prov, pname);
     g_free(pname);
     char *key = g_strdup_printf("%u/%u", id, version);
@@ -283,9 +341,9 @@ static etl_status add_event_info(etl_carried *c, const uint8_t *p, size_t size, 
     c->events++;
 
     /* task and opcode: declared with the names the trace carries */
-    char *task_name = name_at(p, size, etl_ld32(p + 68));
-    char *opcode_name = name_at(p, size, etl_ld32(p + 72));
-    char *level_name = name_at(p, size, etl_ld32(p + 56));
+    char *task_name = name_at(p, size, etl_ld32(p + TRACE_EVENT_INFO_OFF_TASK_NAME));
+    char *opcode_name = name_at(p, size, etl_ld32(p + TRACE_EVENT_INFO_OFF_OPCODE_NAME));
+    char *level_name = name_at(p, size, etl_ld32(p + TRACE_EVENT_INFO_OFF_LEVEL_NAME));
     carried_task *ct = NULL;
     if (task_name) {
         ct = g_hash_table_lookup(cp->tasks, GUINT_TO_POINTER((guint)task + 1));
@@ -315,14 +373,13 @@ static etl_status add_event_info(etl_carried *c, const uint8_t *p, size_t size, 
         g_string_append_printf(cp->events, " opcode=\"%s\"", opcode_name);
     if (lvl)
         g_string_append_printf(cp->events, " level=\"%s\"", lvl);
-    char *event_name = name_at(p, size, etl_ld32(p + 92));
+    char *event_name = name_at(p, size, etl_ld32(p + TRACE_EVENT_INFO_OFF_EVENT_NAME));
     if (event_name)
         g_string_append_printf(cp->events, " name=\"%s\"", event_name);
-    char *message = name_at(p, size, etl_ld32(p + 76));
+    char *message = name_at(p, size, etl_ld32(p + TRACE_EVENT_INFO_OFF_EVENT_MESSAGE));
     if (message)
         g_string_append_printf(cp->events, " message=\"%s\"", message);
     g_string_append(cp->events, "/>\n");
-    (void)channel;
     g_free(event_name);
     g_free(message);
     g_free(task_name);
@@ -335,20 +392,24 @@ static etl_status add_event_info(etl_carried *c, const uint8_t *p, size_t size, 
 
 static etl_status add_map_info(etl_carried *c, const uint8_t *payload, size_t psize, etl_error *err)
 {
-    if (psize < 16 + EMI_HEADER_SIZE)
-        return etl_fail(err, ETL_ERR_TRUNCATED, 0, "EventMapInfo needs %u bytes, the event has %zu", 16 + EMI_HEADER_SIZE, psize);
+    const size_t info = EVENT_MAP_PAYLOAD_OFF_INFO;
+    if (psize < info + EVENT_MAP_INFO_SIZE)
+        return etl_fail(err, ETL_ERR_TRUNCATED, 0, "EventMapInfo needs %u bytes, the event has %zu",
+                        (unsigned)(info + EVENT_MAP_INFO_SIZE), psize);
     etl_guid prov;
     etl_read_guid(payload, &prov);
-    const uint8_t *p = payload + 16; /* offsets inside count from the EVENT_MAP_INFO */
-    size_t size = psize - 16;
-    uint32_t flags = etl_ld32(p + 4), n = etl_ld32(p + 8);
+    const uint8_t *p = payload + info; /* offsets inside count from the EVENT_MAP_INFO */
+    size_t size = psize - info;
+    uint32_t flags = etl_ld32(p + EVENT_MAP_INFO_OFF_FLAG), n = etl_ld32(p + EVENT_MAP_INFO_OFF_ENTRY_COUNT);
     if (!(flags & (MAP_MANIFEST_VALUEMAP | MAP_MANIFEST_BITMAP)))
-        return etl_fail(err, ETL_ERR_NOT_FOUND, 20, "map flags 0x%x: not a manifest value or bit map", flags);
-    if (n > CARRIED_MAX_MAP_ENTRIES || !etl_span_ok(size, EMI_HEADER_SIZE, (size_t)n * EMI_ENTRY_SIZE))
-        return etl_fail(err, ETL_ERR_TRUNCATED, 24, "map with %u entries runs past the %zu-byte event", n, psize);
-    char *name = name_at(p, size, etl_ld32(p));
+        return etl_fail(err, ETL_ERR_NOT_FOUND, info + EVENT_MAP_INFO_OFF_FLAG,
+                        "map flags 0x%x: not a manifest value or bit map", flags);
+    if (n > CARRIED_MAX_MAP_ENTRIES || !etl_span_ok(size, EVENT_MAP_INFO_SIZE, (size_t)n * EVENT_MAP_ENTRY_SIZE))
+        return etl_fail(err, ETL_ERR_TRUNCATED, info + EVENT_MAP_INFO_OFF_ENTRY_COUNT,
+                        "map with %u entries runs past the %zu-byte event", n, psize);
+    char *name = name_at(p, size, etl_ld32(p + EVENT_MAP_INFO_OFF_NAME));
     if (!name)
-        return etl_fail(err, ETL_ERR_CORRUPT, 16, "map without a name");
+        return etl_fail(err, ETL_ERR_CORRUPT, info + EVENT_MAP_INFO_OFF_NAME, "map without a name");
     carried_provider *cp = provider_for(c, &prov, NULL);
     if (g_hash_table_contains(cp->map_names, name)) {
         g_free(name);
@@ -357,9 +418,10 @@ static etl_status add_map_info(etl_carried *c, const uint8_t *payload, size_t ps
     const char *elem = (flags & MAP_MANIFEST_BITMAP) ? "bitMap" : "valueMap";
     g_string_append_printf(cp->maps, "<%s name=\"%s\">", elem, name);
     for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *e = p + EMI_HEADER_SIZE + (size_t)i * EMI_ENTRY_SIZE;
-        char *text = name_at(p, size, etl_ld32(e));
-        g_string_append_printf(cp->maps, "<map value=\"0x%x\" message=\"%s\"/>", etl_ld32(e + 4), text ? text : "");
+        const uint8_t *e = p + EVENT_MAP_INFO_SIZE + (size_t)i * EVENT_MAP_ENTRY_SIZE;
+        char *text = name_at(p, size, etl_ld32(e + EVENT_MAP_ENTRY_OFF_OUTPUT));
+        g_string_append_printf(cp->maps, "<map value=\"0x%x\" message=\"%s\"/>", etl_ld32(e + EVENT_MAP_ENTRY_OFF_VALUE),
+                               text ? text : "");
         g_free(text);
     }
     g_string_append_printf(cp->maps, "</%s>\n", elem);
@@ -399,7 +461,24 @@ static GPtrArray *sorted_keys(GHashTable *h)
     return a;
 }
 
-char *etl_carried_xml(const etl_carried *c)
+/* A table of custom names (value+1 -> name) as <list><item name= value=/>...</list>, values in
+ * order; nothing when it is empty. */
+static void write_names(GString *x, GHashTable *names, const char *list, const char *item, const char *after)
+{
+    GPtrArray *keys = sorted_keys(names);
+    if (keys->len) {
+        g_string_append_printf(x, "<%s>", list);
+        for (guint k = 0; k < keys->len; k++)
+            g_string_append_printf(x, "<%s name=\"%s\" value=\"%u\"/>", item,
+                                   (char *)g_hash_table_lookup(names, keys->pdata[k]),
+                                   GPOINTER_TO_UINT(keys->pdata[k]) - 1);
+        g_string_append_printf(x, "</%s>%s", list, after);
+    }
+    g_ptr_array_free(keys, TRUE);
+}
+
+/* The manifest text the schemas stand for; g_free it. */
+static char *carried_xml(const etl_carried *c)
 {
     GString *x = g_string_new("<instrumentationManifest>\n<instrumentation>\n<events>\n");
     for (guint i = 0; c && i < c->order->len; i++) {
@@ -407,32 +486,14 @@ char *etl_carried_xml(const etl_carried *c)
         char g[ETL_GUID_STR_SIZE];
         etl_format_guid(&cp->guid, g);
         g_string_append_printf(x, "<provider name=\"%s\" guid=\"{%s}\">\n", cp->name ? cp->name : g, g);
-        GPtrArray *levels = sorted_keys(cp->levels);
-        if (levels->len) {
-            g_string_append(x, "<levels>");
-            for (guint k = 0; k < levels->len; k++)
-                g_string_append_printf(x, "<level name=\"%s\" value=\"%u\"/>",
-                                       (char *)g_hash_table_lookup(cp->levels, levels->pdata[k]),
-                                       GPOINTER_TO_UINT(levels->pdata[k]) - 1);
-            g_string_append(x, "</levels>\n");
-        }
-        g_ptr_array_free(levels, TRUE);
+        write_names(x, cp->levels, "levels", "level", "\n");
         GPtrArray *tasks = sorted_keys(cp->tasks);
         if (tasks->len) {
             g_string_append(x, "<tasks>\n");
             for (guint k = 0; k < tasks->len; k++) {
                 carried_task *t = g_hash_table_lookup(cp->tasks, tasks->pdata[k]);
                 g_string_append_printf(x, "<task name=\"%s\" value=\"%u\">", t->name, GPOINTER_TO_UINT(tasks->pdata[k]) - 1);
-                GPtrArray *ops = sorted_keys(t->opcodes);
-                if (ops->len) {
-                    g_string_append(x, "<opcodes>");
-                    for (guint o = 0; o < ops->len; o++)
-                        g_string_append_printf(x, "<opcode name=\"%s\" value=\"%u\"/>",
-                                               (char *)g_hash_table_lookup(t->opcodes, ops->pdata[o]),
-                                               GPOINTER_TO_UINT(ops->pdata[o]) - 1);
-                    g_string_append(x, "</opcodes>");
-                }
-                g_ptr_array_free(ops, TRUE);
+                write_names(x, t->opcodes, "opcodes", "opcode", "");
                 g_string_append(x, "</task>\n");
             }
             g_string_append(x, "</tasks>\n");
@@ -453,7 +514,7 @@ etl_status etl_carried_build(const etl_carried *c, etl_manifest **out, etl_error
     *out = NULL;
     if (!c || c->order->len == 0)
         return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "the trace carries no event schemas");
-    char *xml = etl_carried_xml(c);
+    char *xml = carried_xml(c);
     etl_status st = etl_manifest_parse(xml, strlen(xml), "schemas carried in the trace", out, err);
     g_free(xml);
     return st;

@@ -45,9 +45,6 @@ uint32_t etl_carried_map_count(const etl_carried *c);
 /* The collected schemas as a manifest model (NULL with ETL_ERR_NOT_FOUND when none). */
 etl_status etl_carried_build(const etl_carried *c, etl_manifest **out, etl_error *err);
 
-/* The manifest text the schemas stand for (for inspection and tests); g_free it. */
-char *etl_carried_xml(const etl_carried *c);
-
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,20 @@
 #include "error.h"
 #include "etl_format.h"
 
-#define ES_ENVELOPE 8u
+/* The chunk event's descriptor (etw-formats.md 7): EventSource's reserved ManifestData event. */
+enum { ES_MANIFEST_EVENT_ID = 0xFFFE, ES_MANIFEST_OPCODE = 0xFE, ES_MANIFEST_TASK = 0xFFFE };
+/* The envelope before each chunk of manifest text: u8 Format (1), u8 MajorVersion,
+ * u8 MinorVersion, u8 Magic (0x5B), u16 TotalChunks, u16 ChunkNumber. */
+enum {
+    ES_ENVELOPE_OFF_FORMAT = 0,
+    ES_ENVELOPE_OFF_MAJOR = 1,
+    ES_ENVELOPE_OFF_MINOR = 2,
+    ES_ENVELOPE_OFF_MAGIC = 3,
+    ES_ENVELOPE_OFF_TOTAL_CHUNKS = 4,
+    ES_ENVELOPE_OFF_CHUNK_NUMBER = 6,
+    ES_ENVELOPE = 8
+};
+#define ES_FORMAT 1u
 #define ES_MAGIC 0x5Bu
 
 typedef struct es_pending {
@@ -54,8 +67,8 @@ uint32_t etl_es_manifest_count(const etl_es_collector *c)
 
 bool etl_es_is_manifest_chunk(const etl_record *rec)
 {
-    return rec && (rec->header_type == ETL_HT_EVENT_HEADER32 || rec->header_type == ETL_HT_EVENT_HEADER64) &&
-           rec->event_id == 0xFFFE && rec->opcode == 0xFE && rec->task == 0xFFFE;
+    return rec && etl_header_family(rec->header_type) == ETL_FAMILY_EVENT &&
+           rec->event_id == ES_MANIFEST_EVENT_ID && rec->opcode == ES_MANIFEST_OPCODE && rec->task == ES_MANIFEST_TASK;
 }
 
 etl_status etl_es_add(etl_es_collector *c, const etl_record *rec, etl_manifest **done, etl_error *err)
@@ -67,15 +80,16 @@ etl_status etl_es_add(etl_es_collector *c, const etl_record *rec, etl_manifest *
     etl_format_guid(&rec->provider, g);
     const uint8_t *p = rec->bytes + rec->payload_offset;
     uint32_t n = rec->payload_size;
-    if (n <= ES_ENVELOPE)
+    if (n <= (uint32_t)ES_ENVELOPE)
         return etl_fail(err, ETL_ERR_TRUNCATED, rec->payload_offset, "EventSource manifest chunk of %s: %u bytes", g, n);
-    uint8_t format = p[0], major = p[1], minor = p[2], magic = p[3];
-    uint16_t total = etl_ld16(p + 4), number = etl_ld16(p + 6);
-    if (magic != ES_MAGIC || format != 1)
+    uint8_t format = p[ES_ENVELOPE_OFF_FORMAT], major = p[ES_ENVELOPE_OFF_MAJOR], minor = p[ES_ENVELOPE_OFF_MINOR],
+            magic = p[ES_ENVELOPE_OFF_MAGIC];
+    uint16_t total = etl_ld16(p + ES_ENVELOPE_OFF_TOTAL_CHUNKS), number = etl_ld16(p + ES_ENVELOPE_OFF_CHUNK_NUMBER);
+    if (magic != ES_MAGIC || format != ES_FORMAT)
         return etl_fail(err, ETL_ERR_CORRUPT, rec->payload_offset,
                         "EventSource manifest chunk of %s: envelope format %u magic 0x%02x (want 1, 0x5B)", g, format, magic);
     if (total == 0 || number >= total)
-        return etl_fail(err, ETL_ERR_CORRUPT, rec->payload_offset + 4,
+        return etl_fail(err, ETL_ERR_CORRUPT, rec->payload_offset + ES_ENVELOPE_OFF_TOTAL_CHUNKS,
                         "EventSource manifest chunk of %s: chunk %u of %u", g, number, total);
 
     char *key = g_strdup_printf("%s/%u/%u", g, rec->pid, rec->tid);
@@ -102,7 +116,7 @@ etl_status etl_es_add(etl_es_collector *c, const etl_record *rec, etl_manifest *
         if (e)
             g_hash_table_remove(c->pending, key);
         g_free(key);
-        return etl_fail(err, ETL_ERR_CORRUPT, rec->payload_offset + 6,
+        return etl_fail(err, ETL_ERR_CORRUPT, rec->payload_offset + ES_ENVELOPE_OFF_CHUNK_NUMBER,
                         "EventSource manifest of %s: chunk %u of %u arrived when chunk %u was due; set dropped", g,
                         number, total, want);
     } else {

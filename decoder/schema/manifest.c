@@ -102,10 +102,12 @@ static void fail(GError **error, const char *fmt, ...)
 
 /* ---- type names ------------------------------------------------------------------------- */
 
-static const struct {
+typedef struct type_name {
     const char *name;
     uint16_t value;
-} in_types[] = {
+} type_name;
+
+static const type_name in_types[] = {
     {"win:UnicodeString", 1}, {"win:AnsiString", 2}, {"win:Int8", 3}, {"win:UInt8", 4}, {"win:Int16", 5},
     {"win:UInt16", 6}, {"win:Int32", 7}, {"win:UInt32", 8}, {"win:Int64", 9}, {"win:UInt64", 10},
     {"win:Float", 11}, {"win:Double", 12}, {"win:Boolean", 13}, {"win:Binary", 14}, {"win:GUID", 15},
@@ -122,10 +124,7 @@ static const struct {
     {"tdh:HEXDUMP", 309}, {"tdh:WBEMSID", 310},
 };
 
-static const struct {
-    const char *name;
-    uint16_t value;
-} out_types[] = {
+static const type_name out_types[] = {
     {"xs:string", 1}, {"xs:dateTime", 2}, {"xs:byte", 3}, {"xs:unsignedByte", 4}, {"xs:short", 5},
     {"xs:unsignedShort", 6}, {"xs:int", 7}, {"xs:unsignedInt", 8}, {"xs:long", 9}, {"xs:unsignedLong", 10},
     {"xs:float", 11}, {"xs:double", 12}, {"xs:boolean", 13}, {"xs:GUID", 14}, {"xs:hexBinary", 15},
@@ -137,44 +136,42 @@ static const struct {
     {"win:DateTimeUtc", 38}, {"tdh:REDUCEDSTRING", 300}, {"tdh:NOPRINT", 301},
 };
 
-uint16_t etl_mf_in_type(const char *name)
+/* The TDH number of a manifest type name ("win:UInt32", "xs:unsignedInt", "trace:SizeT",
+ * "tdh:..."); 0 when unknown. */
+static uint16_t type_number(const type_name *table, size_t n, const char *name)
 {
-    for (size_t i = 0; name && i < G_N_ELEMENTS(in_types); i++)
-        if (strcmp(in_types[i].name, name) == 0)
-            return in_types[i].value;
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return table[i].value;
     return 0;
 }
 
-uint16_t etl_mf_out_type(const char *name)
+/* The first name of a TDH number in the table (the win: and xs: names come first), or NULL. */
+static const char *type_qname(const type_name *table, size_t n, uint16_t value)
 {
-    for (size_t i = 0; name && i < G_N_ELEMENTS(out_types); i++)
-        if (strcmp(out_types[i].name, name) == 0)
-            return out_types[i].value;
-    return 0;
+    for (size_t i = 0; i < n; i++)
+        if (table[i].value == value)
+            return table[i].name;
+    return NULL;
 }
 
 const char *etl_mf_in_type_qname(uint16_t in_type)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(in_types); i++)
-        if (in_types[i].value == in_type)
-            return in_types[i].name; /* win: names come first in the table */
-    return NULL;
+    return type_qname(in_types, G_N_ELEMENTS(in_types), in_type);
 }
 
 const char *etl_mf_out_type_qname(uint16_t out_type)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(out_types); i++)
-        if (out_types[i].value == out_type)
-            return out_types[i].name;
-    return NULL;
+    return type_qname(out_types, G_N_ELEMENTS(out_types), out_type);
 }
 
 /* The standard names of winmeta.xml, with the display text TDH gives them. */
-static const struct {
+typedef struct std_name {
     const char *name;
     uint8_t value;
     const char *display;
-} std_levels[] = {{"win:LogAlways", 0, "Log Always"}, {"win:Critical", 1, "Critical"}, {"win:Error", 2, "Error"},
+} std_name;
+static const std_name std_levels[] = {{"win:LogAlways", 0, "Log Always"}, {"win:Critical", 1, "Critical"}, {"win:Error", 2, "Error"},
                   {"win:Warning", 3, "Warning"},      {"win:Informational", 4, "Information"},
                   {"win:Verbose", 5, "Verbose"}},
   std_opcodes[] = {{"win:Info", 0, "Info"},         {"win:Start", 1, "Start"},   {"win:Stop", 2, "Stop"},
@@ -184,6 +181,17 @@ static const struct {
   std_channels[] = {{"TraceClassic", 0, "TraceClassic"}, {"System", 8, "System"}, {"Application", 9, "Application"},
                     {"Security", 10, "Security"},        {"TraceLogging", 11, "TraceLogging"},
                     {"ProviderMetadata", 12, "ProviderMetadata"}};
+
+/* A standard name (`name` may be NULL: none) to its value and display text; nothing when the
+ * table does not have it (the tables repeat no name). */
+static void std_find(const std_name *table, size_t n, const char *name, uint8_t *value, const char **display)
+{
+    for (size_t k = 0; name && k < n; k++)
+        if (strcmp(table[k].name, name) == 0) {
+            *value = table[k].value;
+            *display = table[k].display;
+        }
+}
 
 /* ---- element handlers ------------------------------------------------------------------- */
 
@@ -224,8 +232,8 @@ static void on_property(parse_state *st, const char *element, const char **n, co
     b.p.length_ref = b.p.count_ref = ETL_MF_NO_REF;
     if (!is_struct) {
         const char *it = attr(n, v, "inType");
-        b.p.in_type = etl_mf_in_type(it); /* 0: unknown type, decoded as a placeholder */
-        b.p.out_type = etl_mf_out_type(attr(n, v, "outType"));
+        b.p.in_type = type_number(in_types, G_N_ELEMENTS(in_types), it); /* 0: unknown type, decoded as a placeholder */
+        b.p.out_type = type_number(out_types, G_N_ELEMENTS(out_types), attr(n, v, "outType"));
         b.p.map_name = keep(st, attr(n, v, "map"));
     }
     const char *len = attr(n, v, "length"), *cnt = attr(n, v, "count");
@@ -523,22 +531,14 @@ static void finish_provider(parse_state *st, provider_build *pb)
             e->e.opcode = (uint8_t)x->value;
             e->e.opcode_name = x->display;
         } else {
-            for (size_t k = 0; e->opcode && k < G_N_ELEMENTS(std_opcodes); k++)
-                if (strcmp(std_opcodes[k].name, e->opcode) == 0) {
-                    e->e.opcode = std_opcodes[k].value;
-                    e->e.opcode_name = std_opcodes[k].display;
-                }
+            std_find(std_opcodes, G_N_ELEMENTS(std_opcodes), e->opcode, &e->e.opcode, &e->e.opcode_name);
         }
         /* level */
         if ((x = find_named(pb->levels, e->level, false, 0))) {
             e->e.level = (uint8_t)x->value;
             e->e.level_name = x->display;
         } else {
-            for (size_t k = 0; e->level && k < G_N_ELEMENTS(std_levels); k++)
-                if (strcmp(std_levels[k].name, e->level) == 0) {
-                    e->e.level = std_levels[k].value;
-                    e->e.level_name = std_levels[k].display;
-                }
+            std_find(std_levels, G_N_ELEMENTS(std_levels), e->level, &e->e.level, &e->e.level_name);
         }
         /* channel */
         if ((x = find_named(pb->channels, e->channel, false, 0))) {

@@ -130,12 +130,9 @@ const etl_mf_provider *etl_manifest_provider(const etl_manifest *m, uint32_t i);
 const etl_mf_event *etl_mf_find_event(const etl_mf_provider *p, uint16_t id, uint8_t version);
 const etl_mf_map *etl_mf_find_map(const etl_mf_provider *p, const char *name);
 
-/* TDH numbers for manifest type names ("win:UInt32", "xs:unsignedInt", "trace:SizeT", ...);
- * 0 when unknown.  TDH's in-types 300-310 and out-types 300/301, which manifests cannot name
- * but TRACE_EVENT_INFO can carry, are "tdh:" + their tdh.h name ("tdh:REVERSEDCOUNTEDSTRING"). */
-uint16_t etl_mf_in_type(const char *name);
-uint16_t etl_mf_out_type(const char *name);
-/* And back: the manifest name of a TDH number ("win:UInt32", "xs:unsignedInt"), or NULL. */
+/* The manifest name of a TDH type number ("win:UInt32", "xs:unsignedInt"), or NULL.  TDH's
+ * in-types 300-310 and out-types 300/301, which manifests cannot name but TRACE_EVENT_INFO can
+ * carry, are "tdh:" + their tdh.h name ("tdh:REVERSEDCOUNTEDSTRING"), which the parser reads. */
 const char *etl_mf_in_type_qname(uint16_t in_type);
 const char *etl_mf_out_type_qname(uint16_t out_type);
 

@@ -105,7 +105,7 @@ static bool compile_map(mf_ctx *c, const etl_mf_map *m, uint32_t *off, uint32_t 
     if (c->map_count >= MF_MAX_MAPS_PER_EVENT || m->entry_count > ETL_SCHEMA_MAX_MAP_ENTRIES)
         return false;
     size_t bytes = ETL_MAP_HEADER_SIZE + (size_t)m->entry_count * ETL_MAP_ENTRY_SIZE;
-    uint8_t *blob = calloc(1, bytes);
+    uint8_t *blob = etl_mem_alloc(&c->b->alloc, bytes);
     if (!blob) {
         fail(c, ETL_ERR_NOMEM, "out of memory");
         return false;
@@ -127,7 +127,7 @@ static bool compile_map(mf_ctx *c, const etl_mf_map *m, uint32_t *off, uint32_t 
         st32(blob + ETL_MAP_HEADER_SIZE + (size_t)i * ETL_MAP_ENTRY_SIZE + 12, 0);
     *off = etl_schema_builder_add_bytes(c->b, blob, bytes);
     *len = (uint32_t)bytes;
-    free(blob);
+    etl_mem_free(&c->b->alloc, blob);
     if (c->b->failed_nomem) {
         fail(c, ETL_ERR_NOMEM, "out of memory");
         return false;
@@ -379,9 +379,11 @@ etl_status etl_mf_compile_as(etl_schema_builder *b, const etl_mf_provider *p, co
 {
     bool classic = source == ETL_SCHEMA_CLASSIC;
     etl_schema_builder_reset(b, classic ? ETL_SCHEMA_CLASSIC : ETL_SCHEMA_MANIFEST, pointer_size == 4 ? 4 : 8);
-    mf_ctx *c = calloc(1, sizeof *c);
+    /* the context (slots and maps per property) is too large for the stack of a host's thread */
+    mf_ctx *c = etl_mem_alloc(&b->alloc, sizeof *c);
     if (!c)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory compiling a manifest event");
+    memset(c, 0, sizeof *c);
     c->b = b;
     c->prov = p;
     c->t = e->tmpl;
@@ -408,7 +410,7 @@ etl_status etl_mf_compile_as(etl_schema_builder *b, const etl_mf_provider *p, co
         uint32_t after;
         compile_props(c, 0, top, 0, true, &after);
     }
-    free(c);
+    etl_mem_free(&b->alloc, c);
     char context[48];
     snprintf(context, sizeof context, "event %u version %u", (unsigned)e->id, (unsigned)e->version);
     return etl_schema_builder_conclude(b, "a manifest event", context, err);

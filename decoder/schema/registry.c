@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "carried.h"
 #include "classic.h"
 #include "error.h"
@@ -22,7 +23,7 @@
 
 /* Reports about malformed schema records in one trace before the rest are only counted. */
 #define SCHEMAS_MAX_RECORD_REPORTS 20u
-#define LAYERS 3
+#define LAYERS 4 /* etl_registry_source: file, stream, carried, built-in */
 
 typedef struct source {
     etl_manifest *m;
@@ -126,6 +127,19 @@ static GHashTable *new_index(void)
     return g_hash_table_new_full(guid_hash, guid_eq, NULL, (GDestroyNotify)g_ptr_array_unref);
 }
 
+static void add_source(etl_registry *s, etl_manifest *m, etl_registry_source kind, const char *origin);
+
+/* The built-in layer (builtin.h): parsed once per registry, the lowest precedence. */
+static void add_builtin(etl_registry *s)
+{
+    etl_manifest *m;
+    etl_error err;
+    if (etl_builtin_packet_manifest(&m, &err) == ETL_OK)
+        add_source(s, m, ETL_REGISTRY_BUILTIN, ETL_BUILTIN_PACKET_ORIGIN);
+    else
+        report(s, ETL_REGISTRY_ERROR, "the built-in packet capture layouts: %s", err.message);
+}
+
 etl_registry *etl_registry_new(etl_schema_cache *cache, etl_registry_report_fn fn, void *ctx)
 {
     if (!cache)
@@ -142,6 +156,7 @@ etl_registry *etl_registry_new(etl_schema_cache *cache, etl_registry_report_fn f
     s->carried = etl_carried_new();
     s->es = etl_es_collector_new();
     s->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    add_builtin(s);
     return s;
 }
 
@@ -798,7 +813,7 @@ etl_status etl_registry_lookup(etl_registry *s, const etl_record *rec, const etl
     etl_classic_key ck;
     if (etl_classic_key_of(rec, &ck))
         return classic_lookup(s, &ck, rec->pointer_size, out, err);
-    if ((rec->header_type != ETL_HT_EVENT_HEADER32 && rec->header_type != ETL_HT_EVENT_HEADER64) || !rec->has_provider)
+    if (etl_header_family(rec->header_type) != ETL_FAMILY_EVENT || !rec->has_provider)
         return etl_fail(err, ETL_ERR_ARG, 0, "only EVENT_HEADER records have manifest schemas");
     for (unsigned i = 0; i < rec->ext_count; i++)
         if (rec->ext[i].type == ETL_EXT_EVENT_SCHEMA_TL)

@@ -1,9 +1,10 @@
 /* schema_cache.c - the schema arena and its TraceLogging and provider-name indexes.
  *
  * The indexes are small open-addressing tables written here rather than GLib's GHashTable:
- * the decoder library must build and run without GLib (etldump, the tests, the fuzzers), and a
- * GHashTable keyed by variable-length byte strings would need a key object per lookup or a
- * custom equal function reaching into the arena anyway.  Each slot holds the full 64-bit hash
+ * the cache is on the per-record path, where the library reports ETL_ERR_NOMEM instead of
+ * aborting (the memory rule in etl.h) and allocates through etl_allocator, which a GHashTable
+ * does not; and one keyed by variable-length byte strings would need a key object per lookup
+ * or a custom equal function reaching into the arena anyway.  Each slot holds the full 64-bit hash
  * and the arena index; the key bytes live once, in the schema (etl_schema.key), and a probe
  * compares them only when the stored hash matches.  Linear probing, power-of-two sizes, at most
  * half full, never deleted from (the arena is append-only), so the table stays simple. */

@@ -8,6 +8,7 @@
  * captures/README.md describes the files in words.
  */
 #include "etlgen_presets.h"
+#include "etlgen_packets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1575,6 +1576,16 @@ const etlgen_preset etlgen_presets[] = {
       config_mf_fields32, fill_mf_fields },
     { "mf_late", "an EventSource's events, then its manifest (2 chunks) after them",
       config_mf_late, fill_mf_late },
+    /* packet captures carried in ETW (etlgen_packets.c) */
+    { "ndiscap", "netsh trace packets: 802.3, 802.11 with radio metadata, WWAN IPv4/IPv6, three "
+                 "fragments, VMSwitch with a VLAN, a truncated packet, and bad fragments",
+      etlgen_config_ndiscap, etlgen_fill_ndiscap },
+    { "pktmon", "pktmon packets at two components, drops, a 128-byte snaplen, Wi-Fi, raw IP, bad "
+                "packet events, the component rundown at the end",
+      etlgen_config_pktmon, etlgen_fill_pktmon },
+    { "pktmon_large", "benchmark input: --records N pktmon packets (default 100000), each at two "
+                      "components",
+      etlgen_config_pktmon, etlgen_fill_pktmon_large },
     { NULL, NULL, NULL, NULL },
 };
 

@@ -3,23 +3,16 @@
  * statistics the writer keeps about what it wrote.  Record encoders live in
  * etlrecords.c, TraceLogging and EventSource helpers in etltracelogging.c.
  *
- * Buffer layout written here (format doc §1.1, checked against the shared captures):
- *   0x00 BufferSize   0x04 SavedOffset  0x08 CurrentOffset  0x10 TimeStamp
- *   0x18 SequenceNumber  0x28 u16 processor index (= CPU, flag PROC_INDEX 0x20 set, as
- *   Windows 8+ writes it)  0x2A LoggerId  0x2C State 3 (flush)  0x30 Offset
- *   0x34 BufferFlag  0x36 BufferType; the rest of the header is zero.
- * Uncompressed buffers are session-sized and filled with 0xFF after the last record.
- * Compressed traces (what relogging with EVENT_TRACE_COMPRESSED_MODE produces, e.g.
- * PerfView's merged files) store the HEADER buffer uncompressed and shrunk to its used
- * bytes rounded up to 0x200; every other buffer is 0x48 header bytes followed by the
- * LZXpress stream of its record region, BufferSize = 0x48 + compressed length (no
- * alignment, the next buffer follows at once), SavedOffset = Offset = 0x48 +
- * decompressed length.
+ * The buffer layout (HEADER buffer, per-CPU buffers, alignment, 0xFF slack, compressed
+ * buffers as relogging with EVENT_TRACE_COMPRESSED_MODE writes them, the final logfile facts)
+ * is the decoder library's writer, decoder/write/writer.c (etl_write.h), which the relogger
+ * shares; this file builds the logfile header record it starts from and hands it records.
  */
 #define _FILE_OFFSET_BITS 64
 #define _POSIX_C_SOURCE 200809L
 
 #include "etlwriter_internal.h"
+#include "etl_write.h"
 #include "lzx_compress.h"
 
 #include <limits.h>
@@ -27,14 +20,6 @@
 #include <string.h>
 #include <sys/types.h>
 
-#define BUFFER_FLAG_FLUSH_MARKER 0x0001u
-#define BUFFER_FLAG_PROC_INDEX 0x0020u
-#define BUFFER_FLAG_COMPRESSED 0x0040u
-#define BUFFER_TYPE_GENERIC 0u
-#define BUFFER_TYPE_HEADER 4u
-#define BUFFER_STATE_FLUSH 3u
-/* Real compressed files round the shrunk HEADER buffer up to this. */
-#define SHRUNK_BUFFER_ALIGN 0x200u
 
 const char *etlw_strerror(int status)
 {
@@ -352,25 +337,11 @@ void etlw_mem_release(etlw_mem *m)
     m->len = m->cap = 0;
 }
 
-static int file_write(void *ctx, uint64_t off, const void *data, size_t len)
-{
-    etlw_file *st = ctx;
-    if (off != st->pos) {
-        if (off > (uint64_t)LLONG_MAX || fseeko(st->f, (off_t)off, SEEK_SET) != 0)
-            return -1;
-        st->pos = off;
-    }
-    if (len && fwrite(data, 1, len, st->f) != len)
-        return -1;
-    st->pos += len;
-    return 0;
-}
-
+/* The file sink is the library's (etl_write.h); etlw_file is its state. */
 etlw_sink etlw_file_sink(etlw_file *state, FILE *f)
 {
-    state->f = f;
-    state->pos = 0;
-    return (etlw_sink){ file_write, state };
+    etl_write_sink s = etl_write_file_sink(state, f);
+    return (etlw_sink){ s.write_at, s.ctx };
 }
 
 static int null_write(void *ctx, uint64_t off, const void *data, size_t len)
@@ -529,83 +500,35 @@ void etlw__count_ext(etlw_writer *w, unsigned ext_type)
     w->stats.ext_types[ext_type > 255 ? 255 : ext_type]++;
 }
 
-/* ---- output ---------------------------------------------------------------------------- */
+/* ---- output: the decoder library's writer ------------------------------------------------- */
 
-static int sink_write(etlw_writer *w, uint64_t off, const void *data, size_t len)
+/* The library's statistics are the writer's buffers and file size. */
+static void sync_stats(etlw_writer *w)
 {
-    if (w->sink.write_at(w->sink.ctx, off, data, len) != 0) {
-        w->status = ETLW_E_IO;
-        return ETLW_E_IO;
-    }
-    if (off + len > w->stats.file_size)
-        w->stats.file_size = off + len;
-    return ETLW_OK;
+    if (w->lw == NULL)
+        return;
+    const etl_write_stats *ls = etl_writer_stats(w->lw);
+    w->stats.buffers = ls->buffers;
+    w->stats.compressed_buffers = ls->compressed_buffers;
+    w->stats.file_size = ls->file_size;
 }
 
-static void fill_buffer_header(uint8_t *h, uint32_t buffer_size, uint32_t used, int64_t ts,
-                               int64_t seq, unsigned cpu, uint16_t logger_id, uint16_t flags,
-                               uint16_t type)
+/* A library status as the generator's: sink and memory failures poison the writer. */
+static int from_library(etlw_writer *w, etl_status st)
 {
-    memset(h, 0, ETLW_BUFFER_HEADER_SIZE);
-    etlw_st32(h + 0x00, buffer_size);
-    etlw_st32(h + 0x04, used);          /* SavedOffset */
-    etlw_st32(h + 0x08, used);          /* CurrentOffset */
-    etlw_st64(h + 0x10, (uint64_t)ts);
-    etlw_st64(h + 0x18, (uint64_t)seq);
-    etlw_st16(h + 0x28, (uint16_t)cpu); /* ProcessorNumber, Alignment byte 0 */
-    etlw_st16(h + 0x2A, logger_id);
-    etlw_st32(h + 0x2C, BUFFER_STATE_FLUSH);
-    etlw_st32(h + 0x30, used);          /* Offset (FilledBytes) */
-    etlw_st16(h + 0x34, flags);
-    etlw_st16(h + 0x36, type);
+    sync_stats(w);
+    switch (st) {
+    case ETL_OK: return ETLW_OK;
+    case ETL_ERR_LIMIT: return ETLW_E_TOO_BIG;
+    case ETL_ERR_ARG: return ETLW_E_ARG;
+    case ETL_ERR_NOMEM: w->status = ETLW_E_NOMEM; return ETLW_E_NOMEM;
+    default: w->status = ETLW_E_IO; return ETLW_E_IO;
+    }
 }
 
-static uint32_t shrunk_size(uint32_t used, uint32_t buffer_size)
+static size_t compress_region(void *ctx, const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 {
-    uint32_t s = (used + SHRUNK_BUFFER_ALIGN - 1) / SHRUNK_BUFFER_ALIGN * SHRUNK_BUFFER_ALIGN;
-    return s < buffer_size ? s : buffer_size;
-}
-
-/* Write out one CPU buffer.  `final` marks the buffers flushed when the session stops. */
-static int flush_buffer(etlw_writer *w, unsigned cpu, int64_t ts, int final)
-{
-    struct etlw_cpu_buffer *b = &w->cpus[cpu];
-    uint32_t bsize = w->cfg.buffer_size;
-    if (b->used == ETLW_BUFFER_HEADER_SIZE)
-        return ETLW_OK;
-    uint16_t flags = BUFFER_FLAG_PROC_INDEX | (final ? BUFFER_FLAG_FLUSH_MARKER : 0);
-    int64_t seq = ++w->sequence;
-    const uint8_t *image = b->data;
-    uint32_t size = bsize;
-
-    if (w->cfg.compressed) {
-        uint32_t raw = b->used - ETLW_BUFFER_HEADER_SIZE;
-        size_t z = lzx_compress(w->lzx, b->data + ETLW_BUFFER_HEADER_SIZE, raw,
-                                w->zbuf + ETLW_BUFFER_HEADER_SIZE, w->zcap - ETLW_BUFFER_HEADER_SIZE);
-        if (z != 0 && z < raw) {
-            size = ETLW_BUFFER_HEADER_SIZE + (uint32_t)z;
-            fill_buffer_header(w->zbuf, size, b->used, ts, seq, cpu, w->cfg.logger_id,
-                               flags | BUFFER_FLAG_COMPRESSED, BUFFER_TYPE_GENERIC);
-            image = w->zbuf;
-            w->stats.compressed_buffers++;
-        } else {
-            /* Readers bound compressed data by min(BufferSize, Offset), so a stream longer
-             * than its input could not be read back: store such a buffer plainly. */
-            size = shrunk_size(b->used, bsize);
-        }
-    }
-    if (image == b->data) {
-        fill_buffer_header(b->data, size, b->used, ts, seq, cpu, w->cfg.logger_id, flags,
-                           BUFFER_TYPE_GENERIC);
-        memset(b->data + b->used, 0xFF, size - b->used);
-    }
-    int rc = sink_write(w, w->file_off, image, size);
-    if (rc != ETLW_OK)
-        return rc;
-    w->file_off += size;
-    w->stats.buffers++;
-    b->used = ETLW_BUFFER_HEADER_SIZE;
-    return ETLW_OK;
+    return lzx_compress(ctx, in, len, out, cap);
 }
 
 int etlw_flush_cpu(etlw_writer *w, unsigned cpu, int64_t timestamp)
@@ -616,7 +539,7 @@ int etlw_flush_cpu(etlw_writer *w, unsigned cpu, int64_t timestamp)
         return ETLW_E_ARG;
     if (timestamp > w->now)
         w->now = timestamp;
-    return flush_buffer(w, cpu, timestamp, 0);
+    return from_library(w, etl_writer_flush_cpu(w->lw, cpu, timestamp, NULL));
 }
 
 int etlw__place(etlw_writer *w, unsigned cpu, const uint8_t *rec, size_t len, int has_ts,
@@ -626,28 +549,15 @@ int etlw__place(etlw_writer *w, unsigned cpu, const uint8_t *rec, size_t len, in
         return ETLW_E_STATE;
     if (cpu >= w->cfg.num_cpus)
         return ETLW_E_ARG;
-    size_t aligned = (len + 7) & ~(size_t)7;
-    if (len < 8 || len > ETLW_MAX_RECORD ||
-        aligned > w->cfg.buffer_size - ETLW_BUFFER_HEADER_SIZE) {
-        /* Real ETW drops an event that cannot fit one buffer and counts it as lost. */
-        w->stats.dropped++;
-        return ETLW_E_TOO_BIG;
-    }
-    if (has_ts && ts > w->now)
+    etl_status st = etl_writer_add(w->lw, cpu, rec, len, has_ts, ts, NULL);
+    if (st == ETL_ERR_LIMIT)
+        w->stats.dropped++; /* real ETW drops an event that cannot fit one buffer: lost */
+    else if (st == ETL_OK && has_ts && ts > w->now)
         w->now = ts;
-    struct etlw_cpu_buffer *b = &w->cpus[cpu];
-    if (aligned > w->cfg.buffer_size - b->used) {
-        int rc = flush_buffer(w, cpu, w->now, 0);
-        if (rc != ETLW_OK)
-            return rc;
-    }
-    memcpy(b->data + b->used, rec, len);
-    memset(b->data + b->used + len, 0, aligned - len);
-    b->used += (uint32_t)aligned;
-    return ETLW_OK;
+    return from_library(w, st);
 }
 
-/* ---- the HEADER buffer ------------------------------------------------------------------- */
+/* ---- the logfile header record ------------------------------------------------------------- */
 
 static void put_tz_name(etlw_bytes *b, const char *name)
 {
@@ -661,82 +571,68 @@ static void put_tz_name(etlw_bytes *b, const char *name)
     etlw_put_fill(b, 0, 64 - n);
 }
 
-/* SYSTEM_TRACE_HEADER (HookId 0) + TRACE_LOGFILE_HEADER + logger and file names. */
-static int build_header_buffer(etlw_writer *w)
+/* SYSTEM_TRACE_HEADER (HookId 0) + TRACE_LOGFILE_HEADER + logger and file names, built in the
+ * record scratch area; the library writer places it in the HEADER buffer. */
+static int build_header_record(etlw_writer *w, etlw_bytes *r)
 {
     const etlw_config *c = &w->cfg;
     const char *logger = c->logger_name ? c->logger_name : "";
     const char *file = c->log_file_name ? c->log_file_name : "";
     unsigned ps = c->pointer_size;
-    etlw_bytes r;
-    etlw_bytes_init(&r, w->header_buf + ETLW_BUFFER_HEADER_SIZE,
-                    c->buffer_size - ETLW_BUFFER_HEADER_SIZE);
+    etlw_bytes_init(r, w->record, ETLW_MAX_RECORD);
 
     /* Marker 0xC0020002 / 0xC0010002: Version 2, SYSTEM64/32, flags 0xC0. */
-    etlw_put_u16(&r, 2);
-    etlw_put_u8(&r, ps == 8 ? ETLW_HT_SYSTEM64 : ETLW_HT_SYSTEM32);
-    etlw_put_u8(&r, 0xC0);
-    etlw_put_u16(&r, 0);  /* Size, patched below */
-    etlw_put_u16(&r, 0);  /* HookId 0x0000: group HEADER, type INFO */
-    etlw_put_u32(&r, c->header_tid);
-    etlw_put_u32(&r, c->header_pid);
-    etlw_put_u64(&r, (uint64_t)c->header_timestamp);
-    etlw_put_u32(&r, 0);  /* KernelTime */
-    etlw_put_u32(&r, 0);  /* UserTime */
+    etlw_put_u16(r, 2);
+    etlw_put_u8(r, ps == 8 ? ETLW_HT_SYSTEM64 : ETLW_HT_SYSTEM32);
+    etlw_put_u8(r, 0xC0);
+    etlw_put_u16(r, 0);  /* Size, patched below */
+    etlw_put_u16(r, 0);  /* HookId 0x0000: group HEADER, type INFO */
+    etlw_put_u32(r, c->header_tid);
+    etlw_put_u32(r, c->header_pid);
+    etlw_put_u64(r, (uint64_t)c->header_timestamp);
+    etlw_put_u32(r, 0);  /* KernelTime */
+    etlw_put_u32(r, 0);  /* UserTime */
 
-    w->logfile_off = ETLW_BUFFER_HEADER_SIZE + (uint32_t)r.len;
-    etlw_put_u32(&r, c->buffer_size);
-    etlw_put_u8(&r, c->os_major);
-    etlw_put_u8(&r, c->os_minor);
-    etlw_put_u8(&r, c->os_sub);
-    etlw_put_u8(&r, c->os_subminor);
-    etlw_put_u32(&r, c->os_build);
-    etlw_put_u32(&r, c->num_cpus);
-    etlw_put_u64(&r, 0);  /* EndTime, patched on close */
-    etlw_put_u32(&r, c->timer_resolution);
-    etlw_put_u32(&r, 0);  /* MaximumFileSize */
-    etlw_put_u32(&r, c->log_file_mode | (c->compressed ? ETLW_LOGFILE_MODE_COMPRESSED : 0));
-    etlw_put_u32(&r, 0);  /* BuffersWritten, patched on close */
-    etlw_put_u32(&r, 1);  /* StartBuffers */
-    etlw_put_u32(&r, ps);
-    etlw_put_u32(&r, 0);  /* EventsLost, patched on close */
-    etlw_put_u32(&r, c->cpu_speed_mhz);
-    etlw_put_ptr(&r, ps, 0); /* LoggerName pointer slot: meaningless in a file */
-    etlw_put_ptr(&r, ps, 0); /* LogFileName pointer slot */
+    etlw_put_u32(r, c->buffer_size);
+    etlw_put_u8(r, c->os_major);
+    etlw_put_u8(r, c->os_minor);
+    etlw_put_u8(r, c->os_sub);
+    etlw_put_u8(r, c->os_subminor);
+    etlw_put_u32(r, c->os_build);
+    etlw_put_u32(r, c->num_cpus);
+    etlw_put_u64(r, 0);  /* EndTime, set on close */
+    etlw_put_u32(r, c->timer_resolution);
+    etlw_put_u32(r, 0);  /* MaximumFileSize */
+    etlw_put_u32(r, c->log_file_mode | (c->compressed ? ETLW_LOGFILE_MODE_COMPRESSED : 0));
+    etlw_put_u32(r, 0);  /* BuffersWritten, set on close */
+    etlw_put_u32(r, 1);  /* StartBuffers */
+    etlw_put_u32(r, ps);
+    etlw_put_u32(r, 0);  /* EventsLost, set on close */
+    etlw_put_u32(r, c->cpu_speed_mhz);
+    etlw_put_ptr(r, ps, 0); /* LoggerName pointer slot: meaningless in a file */
+    etlw_put_ptr(r, ps, 0); /* LogFileName pointer slot */
     /* TIME_ZONE_INFORMATION, 0xAC bytes, then 4 bytes of alignment. */
-    etlw_put_u32(&r, (uint32_t)c->tz_bias_minutes);
-    put_tz_name(&r, c->tz_standard_name);
-    etlw_put_fill(&r, 0, 16); /* StandardDate */
-    etlw_put_u32(&r, 0);      /* StandardBias */
-    put_tz_name(&r, c->tz_daylight_name);
-    etlw_put_fill(&r, 0, 16); /* DaylightDate */
-    etlw_put_u32(&r, 0);      /* DaylightBias */
-    etlw_put_u32(&r, 0);      /* padding */
-    etlw_put_u64(&r, (uint64_t)c->boot_time);
-    etlw_put_u64(&r, c->perf_freq);
-    etlw_put_u64(&r, (uint64_t)c->start_time);
-    etlw_put_u32(&r, c->clock_type); /* ReservedFlags = clock type */
-    etlw_put_u32(&r, c->buffers_lost);
-    if (!r.overflow && r.len != 0x20u + (ps == 8 ? 0x118u : 0x110u))
+    etlw_put_u32(r, (uint32_t)c->tz_bias_minutes);
+    put_tz_name(r, c->tz_standard_name);
+    etlw_put_fill(r, 0, 16); /* StandardDate */
+    etlw_put_u32(r, 0);      /* StandardBias */
+    put_tz_name(r, c->tz_daylight_name);
+    etlw_put_fill(r, 0, 16); /* DaylightDate */
+    etlw_put_u32(r, 0);      /* DaylightBias */
+    etlw_put_u32(r, 0);      /* padding */
+    etlw_put_u64(r, (uint64_t)c->boot_time);
+    etlw_put_u64(r, c->perf_freq);
+    etlw_put_u64(r, (uint64_t)c->start_time);
+    etlw_put_u32(r, c->clock_type); /* ReservedFlags = clock type */
+    etlw_put_u32(r, c->buffers_lost);
+    if (!r->overflow && r->len != 0x20u + (ps == 8 ? 0x118u : 0x110u))
         return ETLW_E_ARG; /* layout slip: the struct sizes are fixed by the format */
-    etlw_put_utf16z(&r, logger);
-    etlw_put_utf16z(&r, file);
-    if (r.overflow || r.len > ETLW_MAX_RECORD)
+    etlw_put_utf16z(r, logger);
+    etlw_put_utf16z(r, file);
+    if (r->overflow || r->len > ETLW_MAX_RECORD ||
+        ETLW_BUFFER_HEADER_SIZE + ((r->len + 7) & ~(size_t)7) > c->buffer_size)
         return ETLW_E_TOO_BIG;
-    etlw_patch_u16(&r, 4, (uint16_t)r.len);
-
-    uint32_t used = ETLW_BUFFER_HEADER_SIZE + (uint32_t)((r.len + 7) & ~(size_t)7);
-    if (used > c->buffer_size)
-        return ETLW_E_TOO_BIG;
-    memset(w->header_buf + ETLW_BUFFER_HEADER_SIZE + r.len, 0,
-           used - ETLW_BUFFER_HEADER_SIZE - r.len);
-    w->header_buf_size = c->compressed ? shrunk_size(used, c->buffer_size) : c->buffer_size;
-    memset(w->header_buf + used, 0xFF, w->header_buf_size - used);
-    /* Real files give the HEADER buffer SequenceNumber 0 and TimeStamp 0; PROC_INDEX is
-     * absent in relogged (compressed) files and present in live Windows 10 sessions. */
-    fill_buffer_header(w->header_buf, w->header_buf_size, used, 0, 0, 0, c->logger_id,
-                       BUFFER_FLAG_FLUSH_MARKER | (c->compressed ? 0 : BUFFER_FLAG_PROC_INDEX),
-                       BUFFER_TYPE_HEADER);
+    etlw_patch_u16(r, 4, (uint16_t)r->len);
     return ETLW_OK;
 }
 
@@ -757,37 +653,38 @@ int etlw_open(etlw_writer **out, const etlw_config *cfg, etlw_sink sink)
         w->cfg.perf_freq = 10000000;
     w->sink = sink;
     w->now = cfg->header_timestamp;
-    w->header_buf = malloc(cfg->buffer_size);
-    w->cpus = calloc(cfg->num_cpus, sizeof *w->cpus);
     w->record = malloc(ETLW_MAX_RECORD);
     w->ext = malloc(ETLW_MAX_RECORD);
     w->meta = malloc(ETLW_MAX_RECORD);
     int rc = ETLW_OK;
-    if (!w->header_buf || !w->cpus || !w->record || !w->ext || !w->meta)
+    if (!w->record || !w->ext || !w->meta)
         rc = ETLW_E_NOMEM;
-    for (uint32_t i = 0; rc == ETLW_OK && i < cfg->num_cpus; i++) {
-        w->cpus[i].data = malloc(cfg->buffer_size);
-        w->cpus[i].used = ETLW_BUFFER_HEADER_SIZE;
-        if (w->cpus[i].data == NULL)
-            rc = ETLW_E_NOMEM;
-    }
     if (rc == ETLW_OK && cfg->compressed) {
-        w->zcap = ETLW_BUFFER_HEADER_SIZE + lzx_compress_bound(cfg->buffer_size);
-        w->zbuf = malloc(w->zcap);
         w->lzx = lzx_compressor_new();
-        if (!w->zbuf || !w->lzx)
+        if (!w->lzx)
             rc = ETLW_E_NOMEM;
     }
+    etlw_bytes hdr;
     if (rc == ETLW_OK)
-        rc = build_header_buffer(w);
-    if (rc == ETLW_OK)
-        rc = sink_write(w, 0, w->header_buf, w->header_buf_size);
+        rc = build_header_record(w, &hdr);
+    if (rc == ETLW_OK) {
+        etl_write_config lc = {
+            .buffer_size = cfg->buffer_size,
+            .max_cpus = cfg->num_cpus,
+            .logger_id = cfg->logger_id,
+            .compress = cfg->compressed ? compress_region : NULL,
+            .compress_ctx = w->lzx,
+            .compress_bound = cfg->compressed ? lzx_compress_bound(cfg->buffer_size) : 0,
+        };
+        etl_status st = etl_writer_open(&lc, (etl_write_sink){ sink.write_at, sink.ctx }, hdr.data, hdr.len,
+                                        &w->lw, NULL);
+        rc = st == ETL_OK ? ETLW_OK : st == ETL_ERR_NOMEM ? ETLW_E_NOMEM : st == ETL_ERR_IO ? ETLW_E_IO : ETLW_E_ARG;
+    }
     if (rc != ETLW_OK) {
         etlw_destroy(w);
         return rc;
     }
-    w->file_off = w->header_buf_size;
-    w->stats.buffers = 1;
+    sync_stats(w);
     etlw__count_record(w, cfg->pointer_size == 8 ? ETLW_HT_SYSTEM64 : ETLW_HT_SYSTEM32);
     etlw__count_kernel_group(w, 0);
     *out = w;
@@ -800,20 +697,18 @@ int etlw_close(etlw_writer *w)
         return ETLW_E_ARG;
     if (w->closed || w->status != ETLW_OK)
         return w->status;
-    for (uint32_t cpu = 0; cpu < w->cfg.num_cpus; cpu++) {
-        int rc = flush_buffer(w, cpu, w->now, 1);
-        if (rc != ETLW_OK)
-            return rc;
-    }
     const etlw_config *c = &w->cfg;
-    int64_t end = c->end_time ? c->end_time
-                              : c->start_time + ticks_to_100ns(c, w->now - c->header_timestamp);
     uint64_t lost = (uint64_t)c->events_lost + w->stats.dropped;
-    uint8_t *lf = w->header_buf + w->logfile_off;
-    etlw_st64(lf + 0x10, (uint64_t)end);
-    etlw_st32(lf + 0x24, (uint32_t)w->stats.buffers);
-    etlw_st32(lf + 0x30, lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost);
-    int rc = sink_write(w, 0, w->header_buf, w->header_buf_size);
+    etl_write_final fin = {
+        .set_end_time = true,
+        .end_time = c->end_time ? c->end_time
+                                : c->start_time + ticks_to_100ns(c, w->now - c->header_timestamp),
+        .set_events_lost = true,
+        .events_lost = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost,
+    };
+    /* The library flushes with its own notion of now, which equals ours: both take the largest
+     * timestamp of every placed record and every explicit flush. */
+    int rc = from_library(w, etl_writer_close(w->lw, &fin, NULL));
     w->closed = 1;
     return rc;
 }
@@ -822,15 +717,10 @@ void etlw_destroy(etlw_writer *w)
 {
     if (w == NULL)
         return;
-    if (w->cpus)
-        for (uint32_t i = 0; i < w->cfg.num_cpus; i++)
-            free(w->cpus[i].data);
-    free(w->cpus);
-    free(w->header_buf);
+    etl_writer_free(w->lw);
     free(w->record);
     free(w->ext);
     free(w->meta);
-    free(w->zbuf);
     lzx_compressor_free(w->lzx);
     free(w);
 }

@@ -27,6 +27,7 @@
 #ifndef ETLWRITER_H
 #define ETLWRITER_H
 
+#include "etl_write.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,11 +123,8 @@ typedef struct etlw_mem {
 etlw_sink etlw_mem_sink(etlw_mem *m, size_t max_bytes);
 void etlw_mem_release(etlw_mem *m);
 
-/* A seekable stdio stream.  `state` must outlive the writer. */
-typedef struct etlw_file {
-    FILE *f;
-    uint64_t pos;
-} etlw_file;
+/* A seekable stdio stream (the decoder library's file sink).  `state` must outlive the writer. */
+typedef etl_write_file etlw_file;
 etlw_sink etlw_file_sink(etlw_file *state, FILE *f);
 
 /* Discards bytes, remembers the file size (used for --expect and dry runs). */

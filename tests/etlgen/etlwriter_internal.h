@@ -11,28 +11,19 @@
 #define ETLW_MAX_RECORD 0xFFFFu
 
 struct lzx_compressor;
+struct etl_writer;
 
-/* One open buffer per CPU.  data[0 .. 0x48) is filled in at flush time. */
-struct etlw_cpu_buffer {
-    uint8_t *data;     /* buffer_size bytes */
-    uint32_t used;     /* bytes used, buffer header included */
-};
-
+/* The buffers, alignment, HEADER buffer and final logfile facts are the decoder library's
+ * writer (decoder/include/etl_write.h), shared with the relogger; this struct keeps what the
+ * generator adds: its configuration, record scratch areas and statistics. */
 struct etlw_writer {
     etlw_config cfg;           /* copy; string members are only read by etlw_open */
     etlw_sink sink;
-    uint64_t file_off;         /* where the next buffer goes */
-    uint8_t *header_buf;       /* the HEADER buffer, kept to be rewritten on close */
-    uint32_t header_buf_size;
-    uint32_t logfile_off;      /* TRACE_LOGFILE_HEADER offset inside header_buf */
-    struct etlw_cpu_buffer *cpus;
+    struct etl_writer *lw;     /* the library writer: buffers and the HEADER buffer */
     uint8_t *record;           /* scratch: one record being built */
     uint8_t *ext;              /* scratch: extended items of a TraceLogging event */
     uint8_t *meta;             /* scratch: TraceLogging metadata / traits blobs */
-    uint8_t *zbuf;             /* compressed buffer image (compressed traces only) */
-    size_t zcap;
     struct lzx_compressor *lzx;
-    int64_t sequence;          /* last SequenceNumber given to a buffer */
     int64_t now;               /* largest timestamp seen: "the current time" */
     int status;                /* first fatal error */
     int closed;
@@ -40,26 +31,12 @@ struct etlw_writer {
     size_t last_provider;      /* index of the last provider counted (cache) */
 };
 
-/* Little-endian stores into a byte array the caller has bounds-checked. */
-static inline void etlw_st16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void etlw_st32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void etlw_st64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint16_t etlw_ld16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
+/* Little-endian stores into a byte array the caller has bounds-checked: the decoder's. */
+#include "bytes.h"
+#define etlw_st16 etl_st16
+#define etlw_st32 etl_st32
+#define etlw_st64 etl_st64
+#define etlw_ld16 etl_ld16
 
 /* Resolve a record's `bits` (0, 32, 64) to 32 or 64; 0 for anything else. */
 unsigned etlw__bits(const etlw_writer *w, unsigned bits);

@@ -9,7 +9,7 @@ against the corpus's expected.json (counts found by an independent scanner).
                    --captures ../shared/captures  TEST [TEST ...]
 
 TEST is one of: open empty formats providers twopass inputs capinfos malformed damage gui
-tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfmissing mftwopass
+tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfcountedarray mfmissing mftwopass
 mfbadmanifest kernel kernelfilter process prescan stacks all.
 The mf* tests (manifest events) also need --etldump (the oracle) and the manifests (--manifests);
 so do the kernel, process and stack tests (--etldump).
@@ -1565,6 +1565,40 @@ def test_mffilter(env):
     print(f"  ok {n} events: {', '.join(keys)} as etldump")
 
 
+def test_mfcountedarray(env):
+    """A typed field inside an array counted by another field (GC/PerHeapHistory's Values[Count]
+    of the CLR manifest) is registered at start-up from the schema itself - not from a zeroed
+    payload, where the count reads 0 and the array's fields never show - so in the FIRST run in
+    a fresh profile -Y 'etl.data.Values.SizeBefore == V' selects exactly the records etldump
+    gives an element with SizeBefore V."""
+    name = "perfview_gcevents_clr.etl"
+    mf = _manifests(env)
+    if mf is None or not _mf_pre(env, [name]):
+        return SKIP
+    recs = _etldump(env, name, mf)
+    per_value = collections.defaultdict(set)
+    for r in recs:
+        values = r.get("fields", {}).get("Values") if isinstance(r.get("fields"), dict) else None
+        for el in values if isinstance(values, list) else []:
+            if isinstance(el, dict) and isinstance(el.get("SizeBefore"), str):
+                per_value[int(el["SizeBefore"], 16)].add(r["position"])
+    check(len(per_value) >= 2, f"{name}: etldump finds fewer than two Values.SizeBefore values")
+    with_values = set().union(*per_value.values())
+    # the value in the fewest records: a filter that matched every PerHeapHistory would not pass
+    v = min(per_value, key=lambda k: (len(per_value[k]), k))
+    want = sorted(per_value[v])
+    check(len(want) < len(with_values), f"{name}: SizeBefore {v:#x} is in every record with Values")
+    home = env.fresh_home()
+    check(not os.path.exists(store_path(home)), "fresh profile has a field store")
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-Y", f"etl.data.Values.SizeBefore == {v:#x}",
+                         "-T", "fields", "-e", "etl.position", "-e", "etl.event_name"],
+                        home=home, extra_env={MF_ENV: mf})
+    got = sorted(int(line.split("\t")[0], 0) for line in out.splitlines() if line.strip())
+    check(got == want, f"{name}: -Y Values.SizeBefore == {v:#x}: {len(got)} frames, etldump says {len(want)}")
+    print(f"  ok Values.SizeBefore == {v:#x}: {len(got)} of {len(with_values)} PerHeapHistory frames, "
+          f"first run, fresh profile")
+
+
 def test_mfcounts(env):
     """etl.event_name counts equal etldump's: perfview_gcevents_clr.etl with the manifests on
     ETLSHARK_MANIFEST_PATH; perfview_net452_x64_merged_compressed.etl with no manifest path
@@ -2107,6 +2141,7 @@ TESTS = {
     "tlclash": test_tlclash,
     "mffilter": test_mffilter,
     "mfcounts": test_mfcounts,
+    "mfcountedarray": test_mfcountedarray,
     "mfmissing": test_mfmissing,
     "mftwopass": test_mftwopass,
     "mfbadmanifest": test_mfbadmanifest,

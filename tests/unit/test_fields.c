@@ -8,6 +8,7 @@
 #include "fields.h"
 #include "tl_build.h"
 #include "tl_schema.h"
+#include "value_format.h"
 
 static tlbuf m, p;
 static etl_schema_builder b;
@@ -460,6 +461,60 @@ static void test_records(void)
     CHECK_EQ_U(etl_fields_next(&f, &it), ETL_ITEM_END);
 }
 
+/* ETL_FIELDS_CHAR_STRINGS: a char array is one VALUE (its elements and ARRAY_END not handed
+ * out) that decodes and formats as the string; other arrays are unchanged.  And the "_N" key of
+ * repeated names. */
+static void test_char_strings(void)
+{
+    tl_begin(&m, "Chars", 0);
+    tl_field(&m, "name", 4 | ETL_TL_IN_VCOUNT, ETL_TLOUT_STRING, 0); /* UINT8 CharArray */
+    tl_field(&m, "wide", 6 | ETL_TL_IN_VCOUNT, ETL_TLOUT_STRING, 0); /* UINT16 CharArray */
+    tl_field(&m, "nums", 4 | ETL_TL_IN_VCOUNT, -1, 0);               /* a plain array */
+    tl_field(&m, "x", 4, -1, 0);
+    tl_field(&m, "x", 4, -1, 0);
+    tl_end(&m);
+    etl_schema *s = compile(8);
+    p.n = 0;
+    tl_u16(&p, 3);
+    tl_bytes(&p, "abc", 3);
+    tl_u16(&p, 2);
+    tl_u16(&p, 'h');
+    tl_u16(&p, 'i');
+    tl_u16(&p, 2);
+    tl_u8(&p, 7);
+    tl_u8(&p, 8);
+    tl_u8(&p, 1);
+    tl_u8(&p, 2);
+    CHECK_STR(walk(s, p.b, p.n, NULL, 0), "[VVV][VV][VV]VV"); /* the default: arrays as arrays */
+
+    etl_fields f;
+    etl_item it[16];
+    int k = 0;
+    char kinds[32];
+    etl_fields_start_opts(&f, s, p.b, p.n, 8, ETL_FIELDS_CHAR_STRINGS);
+    while (k < 16 && etl_fields_next(&f, &it[k]) != ETL_ITEM_END) {
+        kinds[k] = "EV{}[]P"[it[k].kind];
+        k++;
+    }
+    kinds[k] = '\0';
+    CHECK_STR(kinds, "VV[VV]VV");
+    CHECK(it[0].char_array && it[1].char_array && !it[2].char_array && !it[3].char_array);
+    CHECK_EQ_U(it[0].offset, 0);
+    CHECK_EQ_U(it[0].wire_size, 5);
+    CHECK_EQ_U(it[1].offset, 5);
+    CHECK_EQ_U(it[1].wire_size, 6);
+    etl_value v;
+    char text[64];
+    etl_value_decode(&it[0], &v, text, sizeof text);
+    CHECK(v.kind == ETL_VALUE_STRING && v.str_len == 3 && memcmp(v.str, "abc", 3) == 0);
+    CHECK_EQ_U(etl_value_format(&it[1], text, sizeof text), 2);
+    CHECK_STR(text, "hi");
+    char key[ETL_ITEM_KEY_MAX];
+    CHECK(etl_item_key(&it[6], key, sizeof key) == it[6].name);
+    CHECK_STR(etl_item_key(&it[7], key, sizeof key), "x_2");
+    free(s);
+}
+
 int main(void)
 {
     etl_schema_builder_init(&b, NULL);
@@ -470,6 +525,7 @@ int main(void)
     test_custom_pointer_damage();
     test_item_limit();
     test_records();
+    test_char_strings();
     etl_schema_builder_free(&b);
     CHECK_MAIN_END();
 }

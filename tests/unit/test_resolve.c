@@ -11,7 +11,10 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "prescan.h"
+#include "procs.h"
+#include "stack_links.h"
 #include "resolve.h"
+#include "value_format.h"
 
 static const char *captures, *manifests;
 
@@ -22,6 +25,9 @@ typedef struct tally {
     unsigned from[ETL_NAME_CACHE + 1];
     unsigned wpp_not_applicable, wpp;
     unsigned started;        /* a schema and a first item that is not END (or an END with bytes) */
+    unsigned char_arrays;    /* character arrays handed out as one VALUE */
+    unsigned char_array_begins; /* ... or as an ARRAY_BEGIN (never, from resolve) */
+    unsigned repeats;        /* items with a repeated name, keyed "name_N" */
     unsigned names_in_record;/* event/provider names whose bytes lie inside the record */
     unsigned bad_bytes;      /* ... outside it */
     unsigned missing_hint;   /* SCHEMA_MISSING with the registry's hint and the key's GUID */
@@ -77,6 +83,29 @@ static void resolve_file(const char *name, bool with_manifests, unsigned flags, 
             etl_item_kind k = etl_fields_next(&f, &it);
             if (k != ETL_ITEM_END || rec.payload_size == 0 || it.size)
                 t->started++;
+            for (; k != ETL_ITEM_END; k = etl_fields_next(&f, &it)) {
+                if (k == ETL_ITEM_VALUE && it.char_array) {
+                    t->char_arrays++;
+                    etl_value v;
+                    char text[4096];
+                    etl_value_decode(&it, &v, text, sizeof text);
+                    CHECK(v.kind == ETL_VALUE_STRING);
+                    char again[4096];
+                    size_t n = etl_value_format(&it, again, sizeof again);
+                    CHECK(n == v.str_len && memcmp(again, v.str, n) == 0);
+                }
+                if (k == ETL_ITEM_ARRAY_BEGIN && etl_value_is_char_array(&it))
+                    t->char_array_begins++;
+                if (it.dup) {
+                    char key[ETL_ITEM_KEY_MAX], want[ETL_ITEM_KEY_MAX];
+                    snprintf(want, sizeof want, "%s_%u", it.name, (unsigned)it.dup);
+                    CHECK_STR(etl_item_key(&it, key, sizeof key), want);
+                    t->repeats++;
+                } else if (k != ETL_ITEM_END) {
+                    char key[8];
+                    CHECK(etl_item_key(&it, key, sizeof key) == it.name);
+                }
+            }
             CHECK(res.event_name != NULL);
         } else {
             CHECK(st == ETL_RESOLVE_SCHEMA_MISSING || st == ETL_RESOLVE_NOT_APPLICABLE ||
@@ -129,6 +158,7 @@ static void test_tracelogging(void)
     CHECK_EQ_U(t.kind[ETL_RESOLVE_CLASSIC], 2);
     CHECK_EQ_U(t.status[ETL_RESOLVE_DECODED], 7);
     CHECK_EQ_U(t.started, 7);
+    CHECK_EQ_U(t.char_array_begins, 0);
 }
 
 /* PROV_TRAITS names are remembered for the provider's later events, unless asked not to. */
@@ -224,6 +254,43 @@ static void test_wpp(void)
     CHECK_EQ_U(t.kind[ETL_RESOLVE_CLASSIC], 4);
 }
 
+/* Stack-walk bookkeeping in one call per record (stack_links.h): on the merged trace, as many
+ * walks are linked as etldump's "stack_of" shows, each to an earlier classic record. */
+static void test_stack_links(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", captures, "perfview_net452_x64_merged_compressed.etl");
+    etl_decoder *d = etl_decoder_new(NULL, NULL);
+    etl_procs *procs = etl_procs_new(etl_decoder_registry(d));
+    etl_stack_links *links = etl_stack_links_new(0);
+    etl_error err;
+    const etl_observer obs[] = {etl_registry_observer(etl_decoder_registry(d)), etl_procs_observer(procs)};
+    CHECK(etl_prescan_file(path, obs, 2, &err) == ETL_OK);
+    etl_reader *r;
+    CHECK(etl_reader_open_file(path, NULL, &r, &err) == ETL_OK);
+    etl_record rec;
+    unsigned walks = 0, linked = 0, backwards = 0;
+    uint64_t n = 0;
+    while (etl_reader_next(r, &rec, &err) == ETL_OK) {
+        uint64_t target;
+        n++;
+        walks += etl_record_is_stackwalk(&rec);
+        if (etl_stack_links_observe(links, procs, &rec, n, &target)) {
+            linked++;
+            CHECK(etl_record_is_stackwalk(&rec));
+            backwards += target < n;
+        }
+    }
+    etl_reader_close(r);
+    CHECK(walks >= linked && walks > 9000);
+    CHECK_EQ_U(linked, 9359);
+    CHECK_EQ_U(backwards, linked);
+    CHECK(!etl_stack_links_observe(NULL, procs, &rec, 0, NULL));
+    etl_stack_links_free(links);
+    etl_procs_free(procs);
+    etl_decoder_free(d);
+}
+
 static void test_family(void)
 {
     CHECK(etl_header_family(ETL_HT_EVENT_HEADER32) == ETL_FAMILY_EVENT);
@@ -252,5 +319,6 @@ int main(int argc, char **argv)
     test_older_version();
     test_classic();
     test_wpp();
+    test_stack_links();
     CHECK_MAIN_END();
 }

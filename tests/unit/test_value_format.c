@@ -403,8 +403,33 @@ static void test_number_widths(void)
     CHECK_EQ_U(bad, 0);
 }
 
+/* The one rule for how an integer's text is written (hex, decimal, with a code name). */
+static void test_int_style(void)
+{
+    static const uint8_t four[4] = {5, 0, 0, 0};
+    static const struct { unsigned in, out; etl_int_style style; } cases[] = {
+        {ETL_IN_UINT32, ETL_OUT_NULL, ETL_INT_DECIMAL},
+        {ETL_IN_UINT32, ETL_OUT_HEXINT32, ETL_INT_HEX},
+        {ETL_IN_HEXINT32, ETL_OUT_NULL, ETL_INT_HEX},
+        {ETL_IN_UINT32, ETL_OUT_WIN32ERROR, ETL_INT_CODE},
+        {ETL_IN_UINT32, ETL_OUT_NTSTATUS, ETL_INT_CODE_HEX},
+        {ETL_IN_UINT32, ETL_OUT_HRESULT, ETL_INT_CODE_HEX},
+        {ETL_IN_INT32, ETL_OUT_NULL, ETL_INT_DECIMAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        etl_value v;
+        char buf[64];
+        etl_value_decode_raw(cases[i].in, cases[i].out, four, 4, 8, &v, buf, sizeof buf);
+        CHECK(etl_value_int_style(&v) == cases[i].style);
+        CHECK(etl_value_is_hex(&v) == (cases[i].style == ETL_INT_HEX || cases[i].style == ETL_INT_CODE_HEX));
+        etl_value_text(&v, buf, sizeof buf);
+        CHECK((strncmp(buf, "0x", 2) == 0) == etl_value_is_hex(&v));
+    }
+}
+
 int main(void)
 {
+    test_int_style();
     test_number_widths();
     test_integers();
     test_error_codes();

@@ -86,12 +86,41 @@ typedef struct etl_value {
  * else the in-type's default. */
 uint16_t etl_value_effective_format(unsigned in_type, unsigned out_type);
 
+/* A byte count not known yet (etl_value_nominal of a field before any payload). */
+#define ETL_VALUE_SIZE_ANY ((size_t)-1)
+
+/* A field's nominal type: the kind, bits and format (and bytes_len of IPV4/IPV6 addresses: 4,
+ * 16) that a well-formed value of in_type/out_type gets from etl_value_decode_raw; n is its
+ * byte count, or ETL_VALUE_SIZE_ANY when the payload decides it.  The one rule the decoder
+ * itself follows: a decoded value departs from it only when its bytes do - a FILETIME past year
+ * 9999 stays a UINT, an impossible SYSTEMTIME or a malformed SID are BYTES. */
+void etl_value_nominal(unsigned in_type, unsigned out_type, uint8_t pointer_size, size_t n, etl_value *v);
+/* The same for an item: of the enumerator (fields.h) or of a schema walk (schema_walk.h, where
+ * size is UINT32_MAX when the payload decides it). */
+void etl_item_nominal(const etl_item *it, etl_value *v);
+
 /* Typed value of bytes p[0..n) of in_type/out_type.  `buf` (cap bytes) is scratch for text that
  * has to be converted (UTF-16, Windows-1252, chars, SIDs); strings point into it or into p. */
 void etl_value_decode_raw(unsigned in_type, unsigned out_type, const uint8_t *p, size_t n, uint8_t pointer_size,
                           etl_value *v, char *buf, size_t cap);
 /* Typed value of a VALUE item. */
 void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap);
+
+/* How the text of an unsigned integer value (ETL_VALUE_UINT) is written - the one rule behind
+ * a JSON writer's "number or string" and a typed field's base: */
+typedef enum etl_int_style {
+    ETL_INT_DECIMAL = 0, /* its decimal number */
+    ETL_INT_HEX,         /* "0x1F": HEXINT8..64, POINTER, CODE_POINTER */
+    ETL_INT_CODE,        /* decimal and a name: WIN32ERROR "5 (ERROR_ACCESS_DENIED)" */
+    ETL_INT_CODE_HEX     /* "0x%08X" and a name: NTSTATUS, HRESULT */
+} etl_int_style;
+etl_int_style etl_value_int_style(const etl_value *v);
+/* Is the value's number shown in hex (ETL_INT_HEX or ETL_INT_CODE_HEX)? */
+static inline bool etl_value_is_hex(const etl_value *v)
+{
+    etl_int_style s = etl_value_int_style(v);
+    return s == ETL_INT_HEX || s == ETL_INT_CODE_HEX;
+}
 
 /* Text of a decoded value into out (cap bytes, NUL-terminated); returns its length. */
 size_t etl_value_text(const etl_value *v, char *out, size_t cap);

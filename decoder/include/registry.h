@@ -17,7 +17,9 @@
  *     opcode GCRestartEEEnd) where TDH shows the manifest's display names (GC, RestartEEStop),
  *     so the file is the better source whenever the user supplied one;
  *   - then EventSource manifests from the stream (the provider's own description of itself);
- *   - then schemas carried in the trace.
+ *   - then schemas carried in the trace;
+ *   - last, the layouts built into the library for the packet capture providers, pktmon and
+ *     ndiscap (builtin.h), so that their traces decode with nothing to configure.
  *   A key defined by no source, when a lower version of the same event is, decodes with the
  *   highest lower version from the first source (in the order above) that has one: newer
  *   versions of an event append fields (the rule .NET's and Windows' manifests follow), so the
@@ -61,7 +63,8 @@ extern "C" {
 typedef enum etl_registry_source {
     ETL_REGISTRY_FILE = 0,      /* a manifest file from the search path */
     ETL_REGISTRY_STREAM = 1,    /* an EventSource manifest in the trace */
-    ETL_REGISTRY_CARRIED = 2    /* TRACE_EVENT_INFO carried in the trace */
+    ETL_REGISTRY_CARRIED = 2,   /* TRACE_EVENT_INFO carried in the trace */
+    ETL_REGISTRY_BUILTIN = 3    /* built into the library: packet capture providers (builtin.h) */
 } etl_registry_source;
 
 typedef enum etl_registry_severity {

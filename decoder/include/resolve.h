@@ -127,7 +127,8 @@ etl_registry *etl_decoder_registry(etl_decoder *d);
 etl_schema_cache *etl_decoder_cache(etl_decoder *d);
 
 /* Resolve a record: *out filled whatever the status (which is also returned).  When `fields`
- * is not NULL and a schema was found, the enumerator is started on the record's payload. */
+ * is not NULL and a schema was found, the enumerator is started on the record's payload, with
+ * character arrays as one value (fields.h ETL_FIELDS_CHAR_STRINGS). */
 etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, unsigned flags, etl_resolved *out,
                                        etl_fields *fields);
 

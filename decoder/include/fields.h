@@ -70,6 +70,10 @@ typedef struct etl_item {
                               PLACEHOLDER: the rest of the payload; END: bytes after the last
                               field (normally none) */
     uint32_t size;
+    /* with ETL_FIELDS_CHAR_STRINGS: a character array handed out as one VALUE (kind VALUE,
+     * in_type the element's, data/size every element, offset/wire_size the whole array);
+     * value_format.h decodes it as the string Windows shows */
+    bool char_array;
     /* custom-serialized values (TraceLogging in-meta 0x60): kind VALUE, in_type COUNTEDBINARY */
     bool custom;
     uint8_t custom_protocol;      /* the in-type bits of a custom field */
@@ -102,6 +106,7 @@ typedef struct etl_fields {
     uint8_t depth;
     uint8_t last_kind;
     uint8_t pending; /* a placeholder found by etl_fields_skip, handed out next */
+    uint8_t options; /* ETL_FIELDS_* */
     const char *pend_name, *pend_reason;
     etl_fields_frame stack[ETL_SCHEMA_MAX_DEPTH];
     uint64_t slots[ETL_SCHEMA_MAX_REFS]; /* values kept for length=/count= references */
@@ -110,6 +115,25 @@ typedef struct etl_fields {
 /* Start on a payload.  pointer_size 0 = the schema's. */
 void etl_fields_start(etl_fields *f, const etl_schema *schema, const uint8_t *payload, size_t size,
                       uint8_t pointer_size);
+
+/* Options of etl_fields_start_opts. */
+enum {
+    /* Character arrays (an ARRAY_BEGIN of INT8/UINT8/UINT16 with the STRING out-type whose
+     * elements are at hand: TraceLogging's CharArray encodings) come as one VALUE with
+     * char_array set - Windows shows them as one string - and neither their elements nor
+     * their ARRAY_END are handed out.  What every renderer wants; etl_decoder_resolve
+     * (resolve.h) starts its enumerator so. */
+    ETL_FIELDS_CHAR_STRINGS = 0x1
+};
+void etl_fields_start_opts(etl_fields *f, const etl_schema *schema, const uint8_t *payload, size_t size,
+                           uint8_t pointer_size, unsigned options);
+
+/* The key an item goes by among its siblings: its name, with "_N" on the Nth repeat of a name
+ * (dup, schema.h) - "x", "x_2", "x_3"; a field literally named "x_2" beside them is not
+ * renamed.  Returns it->name when the item is not a repeat, else `out` (cap bytes; a longer
+ * key is cut).  ETL_ITEM_KEY_MAX always suffices. */
+#define ETL_ITEM_KEY_MAX (ETL_SCHEMA_MAX_METADATA + 16u)
+const char *etl_item_key(const etl_item *it, char *out, size_t cap);
 
 /* The next item (also returned as the kind). */
 etl_item_kind etl_fields_next(etl_fields *f, etl_item *item);

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "etl.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -50,6 +52,15 @@ void etl_stack_links_clear(etl_stack_links *l);
 void etl_stack_links_add(etl_stack_links *l, uint64_t ts_raw, uint32_t tid, uint64_t id);
 /* The id of the event with this key (matching rule above); false when none is remembered. */
 bool etl_stack_links_find(const etl_stack_links *l, uint64_t ts_raw, uint32_t tid, uint64_t *id);
+
+/* The bookkeeping of one pass in trace order, one call per record: a StackWalk event
+ * (etl_record_is_stackwalk) is looked up - true and *target the id its event was remembered
+ * under, false when that event is not remembered or the walk's key cannot be read; any other
+ * classic event is remembered under its key (etl_procs_event_key: `procs` finds the thread of
+ * headers without one) with `id`, and false. */
+struct etl_procs;
+bool etl_stack_links_observe(etl_stack_links *l, struct etl_procs *procs, const etl_record *rec, uint64_t id,
+                             uint64_t *target);
 
 #ifdef __cplusplus
 }
