@@ -83,6 +83,8 @@ static dissector_table_t etls_wtap_encap_table;
 
 /* The open capture file's packet context (NULL before its first frame). */
 static etl_packets *etls_pk;
+/* The frame the first pass decoded last (0: none), so a frame is decoded once. */
+static guint32 etls_pk_decoded;
 
 /* What the first pass decided about a frame (file scope).  The etl_packet is kept whole but for
  * its frame pointer: the frame is the record's own bytes at pkt.frame_offset, or `copy`. */
@@ -152,6 +154,7 @@ etls_pk_cleanup(void)
 {
     etl_packets_free(etls_pk);
     etls_pk = NULL;
+    etls_pk_decoded = 0;
 }
 
 /* ---- first pass ---------------------------------------------------------------------------- */
@@ -338,12 +341,7 @@ etls_pkt_handoff(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_item
     tvbuff_t *ftvb;
     int encap;
 
-    if (p->kind != ETL_PACKET_FRAME || p->link_type == ETL_LINK_NONE || p->captured_len == 0 ||
-        etls_wtap_encap_table == NULL)
-        return;
     encap = wtap_pcap_encap_to_wtap_encap((int)p->link_type);
-    if (encap == WTAP_ENCAP_UNKNOWN)
-        return;
     if (pf->copy != NULL) {
         /* the layer's own bytes (joined fragments, cleared Protected bit): shown as their own
          * data source */
@@ -379,25 +377,46 @@ etls_pkt_handoff(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_item
     dissector_try_uint_new(etls_wtap_encap_table, (guint32)encap, ftvb, pinfo, tree, TRUE, &ph);
 }
 
+/* The first pass's result for the record (decoded now when this is the first pass); NULL when
+ * the record is no packet event. */
+static etls_pkt_frame *
+etls_pkt_frame_of(packet_info *pinfo, const etl_record *rec)
+{
+    if (!etl_packet_is_packet_event(rec) && PINFO_FD_VISITED(pinfo))
+        return NULL;
+    if (PINFO_FD_VISITED(pinfo) || pinfo->num == etls_pk_decoded)
+        return (etls_pkt_frame *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto, ETLS_PDATA_PACKET);
+    etls_pk_decoded = pinfo->num;
+    etls_prescan_once(pinfo);
+    return etls_pkt_first_pass(pinfo, rec);
+}
+
+static bool
+etls_pkt_hands_off(const etls_pkt_frame *pf)
+{
+    return pf != NULL && pf->pkt.kind == ETL_PACKET_FRAME && pf->pkt.link_type != ETL_LINK_NONE &&
+           pf->pkt.captured_len > 0 && etls_wtap_encap_table != NULL &&
+           wtap_pcap_encap_to_wtap_encap((int)pf->pkt.link_type) != WTAP_ENCAP_UNKNOWN;
+}
+
+bool
+etls_packet_takes_columns(packet_info *pinfo, const etl_record *rec)
+{
+    return etls_pkt_hands_off(etls_pkt_frame_of(pinfo, rec));
+}
+
 void
 etls_packet_dissect(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_tree *etl_tree,
                     const etl_record *rec)
 {
-    etls_pkt_frame *pf;
+    etls_pkt_frame *pf = etls_pkt_frame_of(pinfo, rec);
     proto_item *top = NULL;
 
-    if (PINFO_FD_VISITED(pinfo)) {
-        if (!etl_packet_is_packet_event(rec))
-            return;
-        pf = (etls_pkt_frame *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto, ETLS_PDATA_PACKET);
-    } else {
-        etls_prescan_once(pinfo);
-        pf = etls_pkt_first_pass(pinfo, rec);
-    }
     if (pf == NULL)
         return;
     etls_pkt_tree(tvb, pinfo, etl_tree, &top, rec, pf);
-    etls_pkt_handoff(tvb, pinfo, tree, top, pf);
+    if (etls_pkt_hands_off(pf))
+        etls_pkt_handoff(tvb, pinfo, tree, top, pf);
 }
 
 /* ---- registration ------------------------------------------------------------------------- */

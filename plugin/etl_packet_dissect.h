@@ -38,6 +38,11 @@ void etls_packet_register(int proto, expert_module_t *expert);
 /* At handoff: the link-type dissectors (the "wtap_encap" table). */
 void etls_packet_handoff(void);
 
+/* True when the record is a packet event whose frame goes to a link-layer dissector, which
+ * then writes Protocol and Info (the ETW Info text would be overwritten).  In the first pass
+ * this decodes the record (once); call it at any point of the record's dissection. */
+bool etls_packet_takes_columns(packet_info *pinfo, const etl_record *rec);
+
 /* Every framed record, after the ETW tree and the ETW columns are written (the packet's own
  * dissectors then write Protocol and Info, as for any packet).  Records that are no packet
  * events are passed over cheaply. */
