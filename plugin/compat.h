@@ -62,6 +62,13 @@ typedef gboolean etls_bool;
 #define ETLS_FALSE FALSE
 #endif
 
+/* ---- a file type's dump_open (4.0 returns int, 4.2+ bool) ------------------------------- */
+#if ETLS_WS_VER >= 402
+typedef bool etls_dump_open_ret;
+#else
+typedef int etls_dump_open_ret;
+#endif
+
 /* ---- plugin_describe (4.2+) ------------------------------------------------------------- */
 #if ETLS_WS_VER >= 402
 #include <wsutil/plugins.h>
