@@ -49,7 +49,7 @@ static void collect(const struct mem *m, events *e)
     etl_record rec;
     etl_error err;
     while (etl_reader_next(r, &rec, &err) == ETL_OK) {
-        if ((rec.header_type != ETL_HT_EVENT_HEADER32 && rec.header_type != ETL_HT_EVENT_HEADER64) ||
+        if (etl_header_family(rec.header_type) != ETL_FAMILY_EVENT ||
             etl_record_tl_schema(&rec))
             continue;
         e->v = bench_grow("mfbench", e->v, &e->cap, e->n + 1, sizeof *e->v);

@@ -98,7 +98,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"

@@ -20,7 +20,7 @@ enum {
     PCAPNG_IF_TSRESOL = 9,
     PCAPNG_EPB_FLAGS = 2,
     PCAPNG_EPB_PACKETID = 5,
-    PCAPNG_EPB_VERDICT = 6
+    PCAPNG_EPB_VERDICT = 7
 };
 /* epb_flags bits 0-1: direction. */
 enum { PCAPNG_DIR_UNKNOWN = 0, PCAPNG_DIR_INBOUND = 1, PCAPNG_DIR_OUTBOUND = 2 };

@@ -8,6 +8,7 @@
 #include "manifest.h"
 #include "mf_schema.h"
 #include "schema.h"
+#include "schema_walk.h"
 #include "value_format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
@@ -50,6 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
                 while (etl_fields_next(&f, &it) != ETL_ITEM_END)
                     if (it.kind == ETL_ITEM_VALUE)
                         etl_value_format(&it, text, sizeof text);
+                /* the same schema walked without a payload, every value's nominal type */
+                etl_schema_walk w;
+                etl_value nominal;
+                etl_schema_walk_start(&w, s, ptr);
+                while (etl_schema_walk_next(&w, &it) != ETL_ITEM_END)
+                    if (it.kind == ETL_ITEM_VALUE)
+                        etl_item_nominal(&it, &nominal);
                 etl_schema_free(NULL, s);
             }
         }

@@ -6,6 +6,7 @@
 
 #include "fields.h"
 #include "schema_cache.h"
+#include "schema_walk.h"
 #include "tl_schema.h"
 #include "value_format.h"
 
@@ -46,6 +47,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             if ((it.kind == ETL_ITEM_ARRAY_BEGIN || it.kind == ETL_ITEM_STRUCT_BEGIN) && (++k % 3) == 0)
                 etl_fields_skip(&f);
         }
+        /* the same schema walked without a payload, every value's nominal type */
+        etl_schema_walk w;
+        etl_value nominal;
+        etl_schema_walk_start(&w, s, ptr);
+        while (etl_schema_walk_next(&w, &it) != ETL_ITEM_END)
+            if (it.kind == ETL_ITEM_VALUE)
+                etl_item_nominal(&it, &nominal);
     }
     etl_tl_traits t;
     etl_tl_parse_traits(d, mlen, &t, &err);

@@ -68,8 +68,8 @@ void etls_event_data_record(packet_info *pinfo, const etl_record *rec);
 struct etl_registry;
 struct etl_registry *etls_event_data_schemas(void);
 
-/* Dissect what the schema says about an EVENT_HEADER or classic record into `tree`; fills
- * *sum (except sum->process: etl_process.h). */
+/* Dissect what the decoder resolves for any record (resolve.h: nothing for records without a
+ * schema path, e.g. WPP) into `tree`; fills *sum (except sum->process: etl_process.h). */
 void etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                              const etl_record *rec, etls_event_summary *sum);
 

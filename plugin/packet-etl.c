@@ -22,7 +22,6 @@
 #include <epan/packet.h>
 #include <wiretap/wtap.h>
 
-#include "classic.h"
 #include "etl.h"
 #include "etl_format.h"
 #include "etl_event_data.h"
@@ -234,26 +233,6 @@ typedef struct etls_trailer {
 } etls_trailer;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-static bool
-etls_is_event_header(unsigned ht)
-{
-    return ht == ETL_HT_EVENT_HEADER32 || ht == ETL_HT_EVENT_HEADER64;
-}
-
-static bool
-etls_is_system_family(unsigned ht)
-{
-    return ht == ETL_HT_SYSTEM32 || ht == ETL_HT_SYSTEM64 || ht == ETL_HT_COMPACT32 ||
-           ht == ETL_HT_COMPACT64 || ht == ETL_HT_PERFINFO32 || ht == ETL_HT_PERFINFO64;
-}
-
-static bool
-etls_is_full_family(unsigned ht)
-{
-    return ht == ETL_HT_FULL_HEADER32 || ht == ETL_HT_FULL_HEADER64 ||
-           ht == ETL_HT_INSTANCE32 || ht == ETL_HT_INSTANCE64;
-}
 
 static bool
 etls_is_instance(unsigned ht)
@@ -484,7 +463,8 @@ dissect_etl_header(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
     proto_item *ti;
     const int hlen = (int)rec->header_size;
     const unsigned ht = rec->header_type;
-    const bool is_eh = etls_is_event_header(ht);
+    const etl_family family = etl_header_family(ht);
+    const bool is_eh = family == ETL_FAMILY_EVENT;
 
     hdr_tree = proto_tree_add_subtree_format(tree, tvb, 0, hlen, ett_etl_header, NULL,
                                              "Trace header: %s", etl_header_type_name(ht));
@@ -509,12 +489,12 @@ dissect_etl_header(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
         proto_tree_add_uint(desc_tree, hf_etl_opcode, tvb, 0, hlen, rec->opcode);
         proto_tree_add_uint(desc_tree, hf_etl_task, tvb, 0, hlen, rec->task);
         proto_tree_add_uint64(desc_tree, hf_etl_keyword, tvb, 0, hlen, rec->keyword);
-    } else if (etls_is_system_family(ht)) {
+    } else if (family == ETL_FAMILY_SYSTEM) {
         proto_tree_add_uint(desc_tree, hf_etl_version, tvb, 0, hlen, rec->version);
         proto_tree_add_uint(desc_tree, hf_etl_opcode, tvb, 0, hlen, rec->opcode);
         proto_tree_add_uint(desc_tree, hf_etl_group, tvb, 0, hlen, rec->group);
         proto_tree_add_uint(desc_tree, hf_etl_hook_id, tvb, 0, hlen, rec->hook_id);
-    } else if (etls_is_full_family(ht)) {
+    } else if (family == ETL_FAMILY_FULL) {
         proto_tree_add_uint(desc_tree, hf_etl_version, tvb, 0, hlen, rec->version);
         proto_tree_add_uint(desc_tree, hf_etl_level, tvb, 0, hlen, rec->level);
         proto_tree_add_uint(desc_tree, hf_etl_opcode, tvb, 0, hlen, rec->opcode);
@@ -801,10 +781,10 @@ etls_set_info(packet_info *pinfo, const etl_record *rec, const etl_logfile *lf,
         etls_append_process(s, sum);
     } else if (rec->has_provider) {
         etl_format_guid(&rec->provider, guid);
-        if (etls_is_event_header(rec->header_type))
+        if (etl_header_family(rec->header_type) == ETL_FAMILY_EVENT)
             wmem_strbuf_append_printf(s, "%s/%u %s opcode %u", guid, rec->event_id, kind,
                                       rec->opcode);
-        else if (etls_is_system_family(rec->header_type))
+        else if (etl_header_family(rec->header_type) == ETL_FAMILY_SYSTEM)
             wmem_strbuf_append_printf(s, "%s/%u %s hook 0x%04x", guid, rec->opcode, kind,
                                       rec->hook_id);
         else
@@ -905,9 +885,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     if (t.flags & ETLS_TF_LOGFILE_HEADER)
         dissect_etl_logfile(tvb, pinfo, etl_tree, &rec, &lf);
 
-    memset(&sum, 0, sizeof sum);
-    if (etls_is_event_header(rec.header_type) || etl_record_is_classic(&rec))
-        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+    /* Every record: the decoder says whether and how it decodes (etl_event_data.h). */
+    etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 

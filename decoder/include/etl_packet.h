@@ -29,7 +29,20 @@
  * again at random (Wireshark after its first pass) keeps the frames of its first pass.
  *
  * Bad input never stops anything: the problem is set on the result (status, message and file
- * offset in *err), counted, and whatever bytes exist are still returned. */
+ * offset in *err), counted, and whatever bytes exist are still returned.
+ *
+ * For a dissector (Wireshark): one etl_packets per capture file, fed by the file's prescan
+ * (etl_packets_observer beside the registry's), then etl_packets_decode on each record in the
+ * first, sequential pass.  A FRAME result hands p.frame to the dissector of p.link_type, whose
+ * numbers are pcap LINKTYPE_ values (the wtap_encap table after wtap_pcap_encap_to_wtap_encap:
+ * raw IP's own dissector reads the version nibble); a subset of the record's bytes when
+ * p.frame_in_record (at p.frame_offset), else a copy kept with the frame (joined fragments,
+ * cleared 802.11 bit), captured length p.captured_len of p.original_len (a snaplen cut when
+ * truncated).  p.problem != ETL_OK is expert info with err's message; the ETW tree stays as
+ * it is.  A HELD result (a fragment, radio metadata) is an ETW event with no frame of its own.
+ * pktmon results depend on nothing but the record (decode again at any time); ndiscap frames
+ * of joined fragments and radio metadata exist only in the sequential pass: keep them per
+ * frame. */
 #ifndef ETL_PACKET_H
 #define ETL_PACKET_H
 

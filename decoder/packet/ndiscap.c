@@ -263,7 +263,7 @@ void etl_ndiscap_decode(etl_packets *pk, const etl_record *rec, etl_packet *out,
     }
 
     /* the common case since Windows 8.1: one event is the whole packet, and its bytes are the
-     * frame as logged (unless the 802.11 Protected bit needs clearing) */
+     * frame as logged (unless the 802.11 Protected bit needs clearing: then it is copied) */
     bool single = !p->active && end;
     bool protect = out->link_type == ETL_LINK_IEEE802_11 && frag_len > DOT11_FC_FLAGS_OFF &&
                    (frag[DOT11_FC_FLAGS_OFF] & DOT11_FC_PROTECTED);
@@ -281,20 +281,20 @@ void etl_ndiscap_decode(etl_packets *pk, const etl_record *rec, etl_packet *out,
         if (p->cut)
             etl_packets_problem(pk, rec, out, &pk->stats.too_large, ETL_ERR_LIMIT, (uint32_t)frag_off, err,
                                 "a joined packet over %u bytes: cut there", (unsigned)ETL_PACKET_MAX_FRAME);
-        uint8_t *buf = etl_packets_frame_buffer(pk);
-        uint32_t len = p->bytes ? p->len : 0;
-        if (buf && len)
-            memcpy(buf, p->bytes, len);
-        out->frame = buf ? buf : frag;
-        out->captured_len = buf ? len : 0;
+        /* the joined bytes are the frame: they stay until this processor's next fragment,
+         * which is a later call, as the API promises */
+        out->frame = p->bytes ? p->bytes : frag;
+        out->captured_len = p->bytes ? p->len : 0;
         out->fragments = p->fragments;
-        pending_clear(p);
         if (out->fragments > 1)
             pk->stats.fragments_joined += out->fragments;
-        if (protect && out->captured_len > DOT11_FC_FLAGS_OFF) {
-            buf[DOT11_FC_FLAGS_OFF] &= (uint8_t)~DOT11_FC_PROTECTED;
+        /* the Protected bit is in the first fragment's frame control: look at the joined bytes */
+        if (out->link_type == ETL_LINK_IEEE802_11 && out->captured_len > DOT11_FC_FLAGS_OFF &&
+            (p->bytes[DOT11_FC_FLAGS_OFF] & DOT11_FC_PROTECTED)) {
+            p->bytes[DOT11_FC_FLAGS_OFF] &= (uint8_t)~DOT11_FC_PROTECTED;
             out->modified = true;
         }
+        pending_clear(p);
     }
     out->kind = ETL_PACKET_FRAME;
     out->original_len = out->captured_len;

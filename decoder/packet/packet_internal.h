@@ -34,7 +34,6 @@ struct etl_packets {
     GHashTable *iface_index;    /* (source << 32 | id) + 1 -> index + 1 */
     etl_packets_stats stats;
     etl_ndiscap_stream streams[ETL_PACKET_STREAMS];
-    uint8_t *frame_buf;         /* frames whose bytes differ from one record's (ETL_PACKET_MAX_FRAME) */
 };
 
 /* The interface entry (created when missing; NULL over ETL_PACKET_MAX_INTERFACES). */
@@ -45,9 +44,6 @@ etl_packet_iface *etl_packets_iface_get(etl_packets *pk, etl_packet_source src, 
 void etl_packets_problem(etl_packets *pk, const etl_record *rec, etl_packet *out, uint64_t *counter,
                          etl_status code, uint32_t off, etl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 8, 9)));
-
-/* A frame buffer of ETL_PACKET_MAX_FRAME bytes owned by the context (NULL when out of memory). */
-uint8_t *etl_packets_frame_buffer(etl_packets *pk);
 
 /* Raw IP: the version nibble of the first byte (4 or 6), else 0. */
 uint8_t etl_packet_ip_version(const uint8_t *frame, uint32_t len);

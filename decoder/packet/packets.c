@@ -37,7 +37,6 @@ void etl_packets_free(etl_packets *pk)
     g_array_free(pk->ifaces, TRUE);
     for (unsigned i = 0; i < ETL_PACKET_STREAMS; i++)
         g_free(pk->streams[i].pending.bytes);
-    g_free(pk->frame_buf);
     g_free(pk);
 }
 
@@ -132,13 +131,6 @@ void etl_packets_problem(etl_packets *pk, const etl_record *rec, etl_packet *out
         etl_fail(err, code, rec->buffer_offset + in_record, "event %u: %s", (unsigned)rec->event_id, msg);
 }
 
-uint8_t *etl_packets_frame_buffer(etl_packets *pk)
-{
-    if (!pk->frame_buf)
-        pk->frame_buf = g_try_malloc(ETL_PACKET_MAX_FRAME);
-    return pk->frame_buf;
-}
-
 uint8_t etl_packet_ip_version(const uint8_t *frame, uint32_t len)
 {
     if (!len)
@@ -151,7 +143,7 @@ uint8_t etl_packet_ip_version(const uint8_t *frame, uint32_t len)
 
 static bool is_event_header(const etl_record *rec)
 {
-    return (rec->header_type == ETL_HT_EVENT_HEADER32 || rec->header_type == ETL_HT_EVENT_HEADER64) &&
+    return etl_header_family(rec->header_type) == ETL_FAMILY_EVENT &&
            rec->has_provider;
 }
 

@@ -67,7 +67,7 @@ uint32_t etl_es_manifest_count(const etl_es_collector *c)
 
 bool etl_es_is_manifest_chunk(const etl_record *rec)
 {
-    return rec && (rec->header_type == ETL_HT_EVENT_HEADER32 || rec->header_type == ETL_HT_EVENT_HEADER64) &&
+    return rec && etl_header_family(rec->header_type) == ETL_FAMILY_EVENT &&
            rec->event_id == ES_MANIFEST_EVENT_ID && rec->opcode == ES_MANIFEST_OPCODE && rec->task == ES_MANIFEST_TASK;
 }
 

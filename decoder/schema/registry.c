@@ -813,7 +813,7 @@ etl_status etl_registry_lookup(etl_registry *s, const etl_record *rec, const etl
     etl_classic_key ck;
     if (etl_classic_key_of(rec, &ck))
         return classic_lookup(s, &ck, rec->pointer_size, out, err);
-    if ((rec->header_type != ETL_HT_EVENT_HEADER32 && rec->header_type != ETL_HT_EVENT_HEADER64) || !rec->has_provider)
+    if (etl_header_family(rec->header_type) != ETL_FAMILY_EVENT || !rec->has_provider)
         return etl_fail(err, ETL_ERR_ARG, 0, "only EVENT_HEADER records have manifest schemas");
     for (unsigned i = 0; i < rec->ext_count; i++)
         if (rec->ext[i].type == ETL_EXT_EVENT_SCHEMA_TL)

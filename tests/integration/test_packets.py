@@ -99,7 +99,7 @@ def test_golden():
           "every packet has an epb_flags direction")
     check(all(5 in a["opts"] and len(a["opts"][5][0]) == 8 for a in got), "every packet has an epb_packetid")
     check(all(1 in a["opts"] and a["opts"][1][0].startswith(b"PID ") for a in got), "every packet has a PID/TID comment")
-    check(not any(6 in a["opts"] for a in got), "no drop verdict (the capture has no drops)")
+    check(not any(7 in a["opts"] for a in got), "no drop verdict (the capture has no drops)")
     # other tools read it
     fields = ["-T", "fields", "-e", "frame.time_epoch", "-e", "ip.src", "-e", "ip.dst", "-e", "icmp.seq"]
     t = tshark("-r", path, *fields)
@@ -225,7 +225,13 @@ def test_ndiscap():
     with tempfile.TemporaryDirectory() as d:
         path = gen("ndiscap", d)
         p, ifaces, got, out = pcapng(path)
+        t = tshark("-r", out, "-T", "fields", "-e", "frame.protocols", "-e", "wlan.fc.protected")
         os.unlink(out)
+        protos = [l.split("\t") for l in t.stdout.splitlines()]
+        want = ["eth:ethertype:ip:udp", "wlan:llc:ip:udp", "raw:ip:udp", "raw:ipv6:udp"]
+        check(t.returncode == 0 and [r[0].rsplit(":", 1)[0] for r in protos[:4]] == want,
+              f"tshark dissects Ethernet, 802.11 (decrypted), raw IPv4 and raw IPv6 ({protos[:4]})")
+        check(len(protos) > 1 and protos[1][1] == "0", "tshark: the 802.11 frame is not Protected")
         compare("ndiscap", p, ifaces, got, NDISCAP_FRAMES, NDISCAP_PROBLEMS)
         check(all(i["name"].startswith("ndiscap ifindex") for i in ifaces), "ndiscap interfaces named by ifindex")
         check(any("medium 16" in i["description"] for i in ifaces), "the media rundown reaches the descriptions")
@@ -243,17 +249,27 @@ def test_ndiscap():
 def test_pktmon_generated():
     with tempfile.TemporaryDirectory() as d:
         path = gen("pktmon", d)
-        p, ifaces, got, out = pcapng(path)
-        os.unlink(out)
+        p, ifaces, got, out_keep = pcapng(path)
         compare("pktmon", p, ifaces, got, PKTMON_FRAMES, PKTMON_PROBLEMS)
         names = [i["name"] for i in ifaces]
         # one interface per component and link type: wifi.sys carries Wi-Fi and raw IP
         check(names == ["netvsc.sys", "tcpip.sys", "wifi.sys", "wifi.sys", "netvsc.sys"],
               f"components named from the rundown at the trace's end ({names})")
-        verdicts = [a for a in got if 6 in a["opts"]]
+        verdicts = [a for a in got if 7 in a["opts"]]
         check(len(verdicts) == 2, f"the two drops carry a verdict (got {len(verdicts)})")
-        check(all(struct.unpack_from("<BI", v["opts"][6][0])[1] in (0x386, 0x38B) for v in verdicts),
+        check(all(struct.unpack_from("<BI", v["opts"][7][0])[1] in (0x386, 0x38B) for v in verdicts),
               "the verdict holds the DropReason")
+        # Wireshark reads every option: packet id, verdict, direction, comment
+        t = tshark("-r", out_keep, "-T", "fields", "-e", "frame.protocols", "-e", "frame.packet_id",
+                   "-e", "frame.verdict.hw", "-e", "frame.len", "-e", "frame.cap_len")
+        check(t.returncode == 0, f"tshark reads the pktmon pcapng ({t.stderr.strip()[:200]})")
+        rows = [l.split("\t") for l in t.stdout.splitlines()]
+        check(len(rows) == len(PKTMON_FRAMES), f"tshark: {len(PKTMON_FRAMES)} frames (got {len(rows)})")
+        verdicts_hw = [r[2].replace(":", "").replace(" ", "") for r in rows if len(r) > 2 and r[2]]
+        check(verdicts_hw == ["860300000a0400e0", "8b0300000a0400e0"],
+              "tshark shows the two verdicts: hardware, DropReason then DropLocation")
+        check(rows and rows[3][3:5] == ["514", "128"], "tshark: the 128-byte snaplen is a cut frame (len 514, cap_len 128)")
+        check(rows and rows[4][0].startswith("wlan") and rows[5][0].startswith("raw:ip"), "tshark: Wi-Fi and raw IP frames")
         # no schema carried: the built-in layouts decode the events' fields
         j = subprocess.run([ETLDUMP, "--no-payload", path], capture_output=True, text=True)
         import json
@@ -261,6 +277,7 @@ def test_pktmon_generated():
         drops = [e for e in evs if e.get("event_id") == 170]
         check(drops and drops[0].get("fields", {}).get("DropReason") == "Not locally destined",
               "etldump decodes pktmon's fields with no manifest (built-in layouts)")
+        os.unlink(out_keep)
 
 
 def test_large():

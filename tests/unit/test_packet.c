@@ -244,6 +244,18 @@ static void test_ndiscap_crafted(void)
     /* the metadata describes one packet only */
     etl_packets_decode(pk, &r, &out, &err);
     CHECK(!out.has_radio);
+    /* an 802.11 frame in two fragments: the Protected bit is in the first one */
+    n = frag_payload(p, 9, wifi, 4, 4);
+    r = make(&etl_ndiscap_guid, ETL_NDISCAP_EV_FRAGMENT, ETL_NDISCAP_KW_PACKET_START | ETL_NDISCAP_KW_NATIVE_80211, p,
+             (uint32_t)n);
+    etl_packets_decode(pk, &r, &out, &err);
+    CHECK(out.kind == ETL_PACKET_HELD);
+    n = frag_payload(p, 9, wifi + 4, sizeof wifi - 4, sizeof wifi - 4);
+    r = make(&etl_ndiscap_guid, ETL_NDISCAP_EV_FRAGMENT, ETL_NDISCAP_KW_PACKET_END | ETL_NDISCAP_KW_NATIVE_80211, p,
+             (uint32_t)n);
+    etl_packets_decode(pk, &r, &out, &err);
+    CHECK(out.kind == ETL_PACKET_FRAME && out.captured_len == sizeof wifi && out.modified && out.frame[1] == 0x01);
+    CHECK(memcmp(out.frame + 2, wifi + 2, sizeof wifi - 2) == 0 && out.has_radio == false);
 
     /* WWAN raw IPv4, truncated: the original length from the total length */
     static const uint8_t v4[] = { 0x45, 0, 0x05, 0xDC, 0, 0, 0, 0, 64, 6 };
@@ -314,7 +326,7 @@ static void test_ndiscap_crafted(void)
     CHECK_EQ_U(s->bad_fragment_size, 1);
     CHECK_EQ_U(s->end_without_start, 1);
     CHECK_EQ_U(s->start_without_end, 1);
-    CHECK_EQ_U(s->fragments_joined, 5);
+    CHECK_EQ_U(s->fragments_joined, 7);
     CHECK_EQ_U(s->problems, 3);
     etl_packets_free(pk);
 }
