@@ -31,8 +31,6 @@ typedef struct etls_dump {
     GPtrArray *traces;     /* trace path per interface id (NULL: the interface names none) */
     GHashTable *positions; /* gint64 positions of the frames written */
     const char *trace;     /* the one trace the frames come from */
-    bool several;          /* frames of more than one trace */
-    bool foreign;          /* a frame that is not an etlshark frame */
     int64_t pos;           /* output write position */
 } etls_dump;
 
@@ -59,6 +57,13 @@ static char *trace_of_idb(wtap_block_t idb)
     return g_strdup(desc + n);
 }
 
+static etls_bool refuse(int *err, gchar **err_info, const char *why)
+{
+    *err = WTAP_ERR_UNWRITABLE_REC_DATA;
+    *err_info = g_strdup(why);
+    return ETLS_FALSE;
+}
+
 /* An interface block given after open (editcap hands them over as it reads them). */
 static etls_bool etls_dump_add_idb(wtap_dumper *wdh, wtap_block_t idb, int *err, gchar **err_info)
 {
@@ -69,18 +74,16 @@ static etls_bool etls_dump_add_idb(wtap_dumper *wdh, wtap_block_t idb, int *err,
     return ETLS_TRUE;
 }
 
+/* Frames the writer cannot write are refused as they come (the tools then name the frame). */
 static etls_bool etls_dump_write(wtap_dumper *wdh, const wtap_rec *rec, const guint8 *pd, int *err, gchar **err_info)
 {
     etls_dump *d = wdh->priv;
-    (void)err_info;
     *err = 0;
     if (rec->rec_type != REC_TYPE_PACKET)
         return ETLS_TRUE; /* nothing else is an ETW record */
     uint32_t len = rec->rec_header.packet_header.caplen;
-    if (len < ETLS_TRAILER_SIZE || memcmp(pd + len - ETLS_TRAILER_SIZE, ETLS_TRAILER_MAGIC, ETLS_TRAILER_MAGIC_LEN) != 0) {
-        d->foreign = true;
-        return ETLS_TRUE;
-    }
+    if (len < ETLS_TRAILER_SIZE || memcmp(pd + len - ETLS_TRAILER_SIZE, ETLS_TRAILER_MAGIC, ETLS_TRAILER_MAGIC_LEN) != 0)
+        return refuse(err, err_info, "etl: only ETW frames read by etlshark's .etl reader can be written as .etl");
     const uint8_t *t = pd + len - ETLS_TRAILER_SIZE;
     uint64_t position = 0;
     for (int i = 7; i >= 0; i--)
@@ -89,12 +92,14 @@ static etls_bool etls_dump_write(wtap_dumper *wdh, const wtap_rec *rec, const gu
     const char *trace = iface < d->traces->len ? g_ptr_array_index(d->traces, iface) : NULL;
     if (trace == NULL && d->traces->len > 0)
         trace = g_ptr_array_index(d->traces, 0);
-    if (trace != NULL) {
-        if (d->trace == NULL)
-            d->trace = trace;
-        else if (strcmp(d->trace, trace) != 0)
-            d->several = true;
-    }
+    if (trace == NULL)
+        return refuse(err, err_info, "etl: the capture does not name the .etl trace its frames were read from");
+    if (d->trace == NULL)
+        d->trace = trace;
+    else if (strcmp(d->trace, trace) != 0)
+        return refuse(err, err_info,
+                      "etl: these frames come from several traces; writing them as one .etl (converting their "
+                      "clocks) is not supported yet");
     gint64 *key = g_new(gint64, 1);
     *key = (gint64)position;
     g_hash_table_add(d->positions, key);
@@ -128,12 +133,6 @@ static int sink_write(void *ctx, uint64_t off, const void *data, size_t len)
     return 0;
 }
 
-static etls_bool refuse(int *err, gchar **err_info, const char *why)
-{
-    *err = WTAP_ERR_UNWRITABLE_REC_DATA;
-    *err_info = g_strdup(why);
-    return ETLS_FALSE;
-}
 
 /* wtap_dump_close frees priv itself (g_free): the tables go here. */
 static void etls_dump_free_tables(etls_dump *d)
@@ -158,14 +157,8 @@ static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, gchar **err
 {
     etls_dump *d = wdh->priv;
     *err = 0;
-    if (d->foreign)
-        return refuse(err, err_info, "etl: only ETW frames read by etlshark's .etl reader can be written as .etl");
-    if (d->several)
-        return refuse(err, err_info,
-                      "etl: these frames come from several traces; writing them as one .etl (converting their "
-                      "clocks) is not supported yet - save them as pcapng");
     if (d->trace == NULL)
-        return refuse(err, err_info, "etl: the capture does not name the .etl trace its frames were read from");
+        return refuse(err, err_info, "etl: no frame to write (an .etl needs at least its trace's logfile header)");
     etl_relog_options opt = { .select = selected, .select_ctx = d };
     etl_relog_stats st;
     etl_error e;

@@ -67,6 +67,10 @@ typedef struct etl_relog_stats {
 etl_status etl_relog(const char *in_path, etl_write_sink sink, const etl_relog_options *opt,
                      etl_relog_stats *stats, etl_error *err);
 
+/* The same on a trace held in memory (`data` valid until it returns). */
+etl_status etl_relog_memory(const uint8_t *data, size_t size, etl_write_sink sink,
+                            const etl_relog_options *opt, etl_relog_stats *stats, etl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,9 @@ typedef struct warned {
 } warned;
 
 typedef struct relog {
+    const char *in;           /* the input: a file, or */
+    const uint8_t *in_data;   /* a trace in memory (in == NULL) */
+    size_t in_size;
     const etl_relog_options *opt;
     etl_relog_stats *stats;
     etl_decoder *dec;        /* every source: what the input decodes with */
@@ -98,11 +101,18 @@ static void check_needs(relog *rl, const etl_record *rec, const etl_proc_info *p
     }
 }
 
+/* The input, read again for each pass. */
+static etl_status open_input(const relog *rl, etl_order order, etl_reader **r, etl_error *err)
+{
+    etl_options o = { .order = order };
+    return rl->in ? etl_reader_open_file(rl->in, &o, r, err) : etl_reader_open_memory(rl->in_data, rl->in_size, &o, r, err);
+}
+
 /* Pass 1, timestamp order: select, decide the context, copy the logfile header record. */
-static etl_status select_pass(relog *rl, const char *in, etl_error *err)
+static etl_status select_pass(relog *rl, etl_error *err)
 {
     etl_reader *r;
-    etl_status st = etl_reader_open_file(in, NULL, &r, err);
+    etl_status st = open_input(rl, ETL_ORDER_TIME, &r, err);
     if (st != ETL_OK)
         return st;
     etl_record rec;
@@ -134,11 +144,10 @@ static etl_status select_pass(relog *rl, const char *in, etl_error *err)
 }
 
 /* Pass 2, file order: the kept records, with the input's buffer breaks. */
-static etl_status write_pass(relog *rl, const char *in, etl_writer *w, etl_error *err)
+static etl_status write_pass(relog *rl, etl_writer *w, etl_error *err)
 {
-    etl_options fo = { .order = ETL_ORDER_FILE };
     etl_reader *r;
-    etl_status st = etl_reader_open_file(in, &fo, &r, err);
+    etl_status st = open_input(rl, ETL_ORDER_FILE, &r, err);
     if (st != ETL_OK)
         return st;
     etl_record rec;
@@ -186,7 +195,7 @@ static etl_status write_pass(relog *rl, const char *in, etl_writer *w, etl_error
     return st == ETL_END ? ETL_OK : st;
 }
 
-static etl_status relog_run(relog *rl, const char *in, etl_write_sink sink, etl_error *err)
+static etl_status relog_run(relog *rl, etl_write_sink sink, etl_error *err)
 {
     const etl_relog_options *opt = rl->opt;
     etl_registry *reg = etl_decoder_registry(rl->dec);
@@ -196,9 +205,14 @@ static etl_status relog_run(relog *rl, const char *in, etl_write_sink sink, etl_
     size_t nobs = 2;
     if (rl->trace_only)
         obs[nobs++] = etl_registry_observer(etl_decoder_registry(rl->trace_only));
-    etl_status st = etl_prescan_file(in, obs, nobs, err);
+    etl_reader *pr;
+    etl_status st = open_input(rl, ETL_ORDER_FILE, &pr, err);
+    if (st != ETL_OK)
+        return st;
+    st = etl_prescan(pr, obs, nobs, err);
+    etl_reader_close(pr);
     if (st == ETL_OK)
-        st = select_pass(rl, in, err);
+        st = select_pass(rl, err);
     if (st != ETL_OK)
         return st;
     if (rl->header_len < SYSTEM_TRACE_HEADER_SIZE + TRACE_LOGFILE_HEADER_SIZE)
@@ -213,7 +227,7 @@ static etl_status relog_run(relog *rl, const char *in, etl_write_sink sink, etl_
     st = etl_writer_open(&cfg, sink, rl->header, rl->header_len, &w, err);
     if (st != ETL_OK)
         return st;
-    st = write_pass(rl, in, w, err);
+    st = write_pass(rl, w, err);
     if (st == ETL_OK) {
         uint64_t lost = (uint64_t)etl_ld32(lf + TRACE_LOGFILE_HEADER_OFF_EVENTS_LOST) + etl_writer_stats(w)->dropped;
         etl_write_final fin = { .set_events_lost = true, .events_lost = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost };
@@ -230,14 +244,11 @@ static etl_status relog_run(relog *rl, const char *in, etl_write_sink sink, etl_
     return st;
 }
 
-etl_status etl_relog(const char *in_path, etl_write_sink sink, const etl_relog_options *opt, etl_relog_stats *stats,
-                     etl_error *err)
+static etl_status relog_input(relog *rl, etl_write_sink sink, const etl_relog_options *opt, etl_relog_stats *stats,
+                              etl_error *err)
 {
     static const etl_relog_options none;
     etl_relog_stats ignored;
-    if (in_path == NULL || sink.write_at == NULL)
-        return etl_fail(err, ETL_ERR_ARG, 0, "no input or no sink");
-    relog *rl = g_new0(relog, 1);
     rl->opt = opt ? opt : &none;
     rl->stats = stats ? stats : &ignored;
     memset(rl->stats, 0, sizeof *rl->stats);
@@ -251,7 +262,7 @@ etl_status etl_relog(const char *in_path, etl_write_sink sink, const etl_relog_o
     if (!rl->dec || !rl->procs || !rl->keep || (rl->opt->n_manifest_paths && !rl->trace_only))
         st = etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory");
     else
-        st = relog_run(rl, in_path, sink, err);
+        st = relog_run(rl, sink, err);
     g_hash_table_destroy(rl->unnamed.keys);
     g_hash_table_destroy(rl->external.keys);
     etl_keep_free(rl->keep);
@@ -260,4 +271,25 @@ etl_status etl_relog(const char *in_path, etl_write_sink sink, const etl_relog_o
     etl_decoder_free(rl->dec);
     g_free(rl);
     return st;
+}
+
+etl_status etl_relog(const char *in_path, etl_write_sink sink, const etl_relog_options *opt, etl_relog_stats *stats,
+                     etl_error *err)
+{
+    if (in_path == NULL || sink.write_at == NULL)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no input or no sink");
+    relog *rl = g_new0(relog, 1);
+    rl->in = in_path;
+    return relog_input(rl, sink, opt, stats, err);
+}
+
+etl_status etl_relog_memory(const uint8_t *data, size_t size, etl_write_sink sink, const etl_relog_options *opt,
+                            etl_relog_stats *stats, etl_error *err)
+{
+    if (data == NULL || sink.write_at == NULL)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no input or no sink");
+    relog *rl = g_new0(relog, 1);
+    rl->in_data = data;
+    rl->in_size = size;
+    return relog_input(rl, sink, opt, stats, err);
 }
