@@ -410,10 +410,13 @@ etls_label_name(wmem_allocator_t *pool, const etl_item *it)
 /* ---- values ------------------------------------------------------------------------------- */
 
 /* Everything a value gets besides its typed item: the label, the generic fields and its place
- * in the Info column.  `ti` is the typed item, NULL when the value has no typed field. */
+ * in the Info column.  `ti` is the typed item, NULL when the value has no typed field or when
+ * nothing is shown (a tap or a filter dissecting without a visible tree); `refused` says the
+ * registry gave no typed field, the one case worth an expert note. */
 static void
-etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, const etl_item *it,
-                  const etls_step *st, const char *text, size_t text_len, int off, int len)
+etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, bool refused,
+                  const etl_item *it, const etls_step *st, const char *text, size_t text_len,
+                  int off, int len)
 {
     wmem_allocator_t *pool = w->pinfo->pool;
     const char *path = st != NULL ? st->path : etls_utf8(pool, it->name, strlen(it->name));
@@ -429,7 +432,7 @@ etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, const etl_item
                                           "%s: %s", etls_label_name(pool, it),
                                           etls_one_line(pool, text, text_len,
                                                         ETLS_LABEL_VALUE_MAX));
-        if (!w->untyped_noted) {
+        if (refused && !w->untyped_noted) {
             w->untyped_noted = true;
             expert_add_info(w->pinfo, gi, &ei_etl_field_untyped);
         }
@@ -486,7 +489,7 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     hf = etls_step_hf(st, t);
     if (hf >= 0)
         ti = etls_add_typed(tree, hf, t, w->tvb, off, len, &v, w->pinfo->pool);
-    etls_finish_value(w, tree, ti, it, st, etls_text, text_len, off, len);
+    etls_finish_value(w, tree, ti, hf < 0, it, st, etls_text, text_len, off, len);
 }
 
 static void

@@ -44,6 +44,9 @@ import time
 import uuid
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ws_output import as_wireshark_40, newer_than_40  # noqa: E402  (releases after 4.0)
+
 TEST_USER = "etlsharktest"
 SKIP = 77
 
@@ -79,6 +82,8 @@ class Env:
         self.ws_xy = tshark_xy(args.tshark)
         self.plugins = os.path.join(self.root, "plugins")
         for kind, src in (("wiretap", args.reader), ("epan", args.dissector)):
+            if src is None:  # a build without the reader (--no-reader)
+                continue
             d = os.path.join(self.plugins, self.ws_xy, kind)
             os.makedirs(d)
             dst = os.path.join(d, os.path.basename(src))
@@ -154,6 +159,8 @@ class Env:
                 stdin.close()
         out = p.stdout.decode("utf-8", "replace")
         err = p.stderr.decode("utf-8", "replace")
+        if newer_than_40(self.ws_xy) and os.path.basename(cmd[0]) == "tshark":
+            out = as_wireshark_40(cmd, out)
         if check and p.returncode != 0:
             raise Failure(f"{' '.join(cmd)} exited {p.returncode}: {err.strip()[:2000]}")
         return p.returncode, out, err
@@ -618,6 +625,9 @@ def test_gui(env):
 # ---- synthetic frames (user DLT) and damaged files ----------------------------------------------
 
 USER_DLT_PREF = 'uat:user_dlts:"User 0 (DLT=147)","etl","0","","0",""'
+# The tests that need only the dissector (crafted frames in a pcap on user DLT 147): they also
+# run in a build without the file reader (--no-reader), e.g. against Wireshark 4.4 here.
+DISSECTOR_ONLY = {"malformed", "kernelcrafted"}
 
 
 def _trailer(record_size, notes_size, note_count=0, flags=1, ts=132392018711387363, position=0x1234):
@@ -1409,6 +1419,9 @@ def test_tlclash(env):
                            ("etl.data.Tally_string == 7", False)):
         rc, out, err = env.run([env.args.tshark, "-r", caps["tlclash.etl"], "-Y", flt], home=home, check=False)
         ok = (rc != 0 and rc > 0 and "etl.data." in err) if must_fail else (rc == 0 and out.strip() == "")
+        if not must_fail and newer_than_40(env.ws_xy):
+            # after 4.0 Wireshark refuses 7 for a string field (a clean filter error) instead
+            ok = ok or (0 < rc < 128 and "cannot be converted" in err)
         check(ok, f"-Y '{flt}' (wrong type for the field): rc {rc}, stdout {out[:100]!r} stderr {err.strip()[:200]}")
     with open(store_path(home), "rb") as f:
         check(f.read() == stored, "the store changed although the second run met no new field")
@@ -2166,9 +2179,16 @@ def main():
     ap.add_argument("tests", nargs="+", choices=sorted(TESTS) + ["all"])
     args = ap.parse_args()
     if args.no_reader is not None:
-        print(f"SKIP: every test here opens .etl files through the file reader; {args.no_reader}")
-        return SKIP
-    if not args.reader:
+        # Only the tests that feed crafted frames to the dissector (a pcap, user DLT 147) can run.
+        wanted = sorted(TESTS) if "all" in args.tests else args.tests
+        runnable = [t for t in wanted if t in DISSECTOR_ONLY]
+        for t in wanted:
+            if t not in DISSECTOR_ONLY:
+                print(f"SKIP {t}: it opens .etl files through the file reader; {args.no_reader}")
+        if not runnable:
+            return SKIP
+        args.tests = runnable
+    elif not args.reader:
         ap.error("--reader or --no-reader is required")
     if not args.goldens:
         args.goldens = os.path.join(os.path.dirname(os.path.abspath(args.captures)), "goldens")
@@ -2180,7 +2200,7 @@ def main():
             print(f"SKIP: {tool} is not installed")
             return SKIP
     for path in (args.reader, args.dissector, os.path.join(args.captures, "expected.json")):
-        if not os.path.exists(path):
+        if path is not None and not os.path.exists(path):
             print(f"FAIL: {path} does not exist")
             return 1
 
