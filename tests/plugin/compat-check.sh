@@ -386,12 +386,12 @@ reader_private=()
 [ -z "$priv_inc" ] || reader_private=(-I"$priv_inc")
 if [ "$only" != dissector ]; then
     compile etl_wiretap.c "$reader_flags" "${reader_private[@]}" \
-        -I"$repo/plugin" -I"$ws_inc" -I"$ws_inc/wiretap" -I"$repo/decoder" || rc=1
+        -I"$repo/plugin" -I"$ws_inc" -I"$ws_inc/wiretap" -I"$repo/decoder/include" || rc=1
 fi
 if [ "$only" != reader ]; then
     for src in packet-etl.c etl_event_data.c etl_fields.c etl_process.c; do
         compile "$src" "$dissector_flags" \
-            -I"$repo/plugin" -I"$ws_inc/wiretap" -I"$repo/decoder" -isystem "$ws_inc" || rc=1
+            -I"$repo/plugin" -I"$ws_inc/wiretap" -I"$repo/decoder/include" -isystem "$ws_inc" || rc=1
     done
 fi
 
