@@ -57,7 +57,7 @@ static char *trace_of_idb(wtap_block_t idb)
     return g_strdup(desc + n);
 }
 
-static etls_bool refuse(int *err, gchar **err_info, const char *why)
+static etls_bool refuse(int *err, char **err_info, const char *why)
 {
     *err = WTAP_ERR_UNWRITABLE_REC_DATA;
     *err_info = g_strdup(why);
@@ -65,7 +65,7 @@ static etls_bool refuse(int *err, gchar **err_info, const char *why)
 }
 
 /* An interface block given after open (editcap hands them over as it reads them). */
-static etls_bool etls_dump_add_idb(wtap_dumper *wdh, wtap_block_t idb, int *err, gchar **err_info)
+static etls_bool etls_dump_add_idb(wtap_dumper *wdh, wtap_block_t idb, int *err, char **err_info)
 {
     etls_dump *d = wdh->priv;
     (void)err_info;
@@ -75,16 +75,17 @@ static etls_bool etls_dump_add_idb(wtap_dumper *wdh, wtap_block_t idb, int *err,
 }
 
 /* Frames the writer cannot write are refused as they come (the tools then name the frame). */
-static etls_bool etls_dump_write(wtap_dumper *wdh, const wtap_rec *rec, const guint8 *pd, int *err, gchar **err_info)
+static etls_bool etls_dump_write(ETLS_DUMP_WRITE_ARGS)
 {
     etls_dump *d = wdh->priv;
+    const uint8_t *bytes = ETLS_DUMP_REC_BYTES;
     *err = 0;
     if (rec->rec_type != REC_TYPE_PACKET)
         return ETLS_TRUE; /* nothing else is an ETW record */
     uint32_t len = rec->rec_header.packet_header.caplen;
-    if (len < ETLS_TRAILER_SIZE || memcmp(pd + len - ETLS_TRAILER_SIZE, ETLS_TRAILER_MAGIC, ETLS_TRAILER_MAGIC_LEN) != 0)
+    if (len < ETLS_TRAILER_SIZE || memcmp(bytes + len - ETLS_TRAILER_SIZE, ETLS_TRAILER_MAGIC, ETLS_TRAILER_MAGIC_LEN) != 0)
         return refuse(err, err_info, "etl: only ETW frames read by etlshark's .etl reader can be written as .etl");
-    const uint8_t *t = pd + len - ETLS_TRAILER_SIZE;
+    const uint8_t *t = bytes + len - ETLS_TRAILER_SIZE;
     uint64_t position = 0;
     for (int i = 7; i >= 0; i--)
         position = position << 8 | t[ETLS_TRL_POSITION + i];
@@ -144,16 +145,16 @@ static void etls_dump_free_tables(etls_dump *d)
     d->trace = NULL;
 }
 
-static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, gchar **err_info);
+static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, char **err_info);
 
-static etls_bool etls_dump_finish(wtap_dumper *wdh, int *err, gchar **err_info)
+static etls_bool etls_dump_finish(wtap_dumper *wdh, int *err, char **err_info)
 {
     etls_bool ok = etls_dump_finish_tables(wdh, err, err_info);
     etls_dump_free_tables(wdh->priv);
     return ok;
 }
 
-static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, gchar **err_info)
+static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, char **err_info)
 {
     etls_dump *d = wdh->priv;
     *err = 0;
@@ -170,7 +171,7 @@ static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, gchar **err
     return ETLS_TRUE;
 }
 
-etls_dump_open_ret etls_dump_open(wtap_dumper *wdh, int *err, gchar **err_info)
+etls_dump_open_ret etls_dump_open(wtap_dumper *wdh, int *err, char **err_info)
 {
     (void)err_info;
     etls_dump *d = g_new0(etls_dump, 1); /* wtap_dump_close frees priv */

@@ -7,6 +7,6 @@
 void etls_dump_set_encap(int encap);
 /* file_type_subtype_info.can_write_encap and .dump_open */
 int etls_dump_can_write_encap(int encap);
-etls_dump_open_ret etls_dump_open(wtap_dumper *wdh, int *err, gchar **err_info);
+etls_dump_open_ret etls_dump_open(wtap_dumper *wdh, int *err, char **err_info);
 
 #endif
