@@ -14,6 +14,7 @@
 
 #include <epan/packet.h>
 
+#include "etl_packet.h"
 #include "schema_cache.h"
 #include "schema_walk.h"
 
@@ -124,6 +125,23 @@ etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, ui
     memset(&err, 0, sizeof err);
     if (etl_registry_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
         etls_schema_field_types(ctx->by_index, s, ctx->counted, etls_register_field_type, NULL);
+}
+
+/* The events of the decoder's built-in layouts (pktmon and ndiscap, decoder/schema/packet/):
+ * not in any file, so etl_registry_foreach_file_event does not list them. */
+static const uint16_t etls_pktmon_events[] = { 20, 30, 40, 60, 65, 66, 70, 73, 75, 80, 90, 100, 160, 170 };
+static const uint16_t etls_ndiscap_events[] = { 1001, 1002, 1003, 1011, 1012, 1013, 1014, 1015, 1016 };
+
+/* The typed fields of the built-in events (version 0), so `-Y etl.data.DropReason` works in
+ * the first run on a netsh trace (no schema in it) as on a pktmon one (whose own schema agrees
+ * with the built-in layout: tests/unit/test_builtin.c). */
+static void
+etls_register_builtin_events(etls_startup_ctx *ctx)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(etls_pktmon_events); i++)
+        etls_register_event_fields(ctx, &etl_pktmon_guid, etls_pktmon_events[i], 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(etls_ndiscap_events); i++)
+        etls_register_event_fields(ctx, &etl_ndiscap_guid, etls_ndiscap_events[i], 0);
 }
 
 /* At start-up (protocol registration, and when the preference is applied - before tshark
@@ -262,6 +280,11 @@ etls_register_classic_fields(void)
         etls_register_by_frequency(&ctx);
         g_hash_table_destroy(ctx.type_counts);
         g_ptr_array_free(ctx.paths, TRUE);
+    }
+    /* then the built-in packet events' (after the kernel's, whose names keep their types) */
+    for (int round = 0; round < 2; round++) {
+        ctx.counted = round == 1;
+        etls_register_builtin_events(&ctx);
     }
     etls_fields_remember(true);
     g_ptr_array_free(ctx.by_index, TRUE);

@@ -892,7 +892,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     /* Every record: the decoder says whether and how it decodes (etl_event_data.h).  Without a
      * tree (tshark's summary lines, statistics), the decoded fields of a packet event would only
      * feed an Info text its packet overwrites: they are left out, which keeps reading a packet
-     * capture as fast as reading its pcapng (bench/pktshark.sh).  (A packet event's provider is
+     * capture as fast as reading its pcapng (bench/pktshark.py).  (A packet event's provider is
      * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
     memset(&sum, 0, sizeof sum);
     if (tree != NULL || !pkt_columns)

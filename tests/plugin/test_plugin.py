@@ -2291,6 +2291,10 @@ def test_packets(env):
                          "-e", "etl.pkt.appearance"])
     check(sorted(int(x) for x in out.split()) == list(range(1, count + 1)),
           f"{PKTMON}: etl.pkt.group_id == {gid} follows the packet through its {count} appearances ({out.split()})")
+    # the built-in layouts' typed fields are registered at start-up: a filter works in the first run
+    _, out, _ = env.run([env.args.tshark, "-r", etl, "-Y", "etl.data.DropReason == 0 && etl.data.PktGroupId",
+                         "-T", "fields", "-e", "frame.number"])
+    check(len(out.split()) == 114, f"{PKTMON}: -Y etl.data.DropReason in the first run: {len(out.split())} frames")
     print(f"  ok {len(groups)} packets at {len(set(r['etl.pkt.interface_name'] for r in rows))} components; "
           f"etl.pkt.first_appearance selects each once; etl.pkt.group_id follows one")
 
@@ -2361,6 +2365,10 @@ def test_pktgen(env):
     print(f"  ok ndiscap: {len(frames)} packets, {len(held)} held events; radio metadata, fragments, VLAN, "
           "direction, media rundown; bad input as expert info")
 
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture("ndiscap_gen.etl"), "-Y", "etl.data.FragmentSize > 0",
+                         "-T", "fields", "-e", "etl.data.LowerIfIndex"])
+    check(len(out.split()) >= 9, f"ndiscap: -Y etl.data.FragmentSize in the first run (built-in layout, no schema "
+                                 f"in the trace): {out.split()}")
     rows, _ = _rows(env, "pktmon_gen.etl", ["frame.number", "etl.pkt.interface_name", "etl.pkt.drop",
                                             "etl.pkt.drop_reason", "etl.pkt.drop_reason_name",
                                             "_ws.expert.message", "frame.protocols"], extra=["-Y", "etl.pkt"])
