@@ -27,6 +27,7 @@
 #include "etl_event_data.h"
 #include "etl_frame.h"
 #include "etl_process.h"
+#include "etl_views.h"
 #include "etl_wsconv.h"
 
 #ifndef PLUGIN_VERSION
@@ -901,6 +902,9 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 
     dissect_etl_context(tvb, etl_tree, &t);
     etls_set_info(pinfo, &rec, &lf, &t, &sum);
+    etls_views_record(tvb, pinfo, etl_tree, &rec, &sum, t.note_count,
+                      (t.buffer_flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST)) &&
+                          t.record_offset == ETL_BUFFER_HEADER_SIZE);
     return tvb_captured_length(tvb);
 }
 
@@ -1206,6 +1210,7 @@ proto_register_etl(void)
     etls_process_register(proto_etl);
 
     etl_handle = register_dissector("etl", dissect_etl, proto_etl);
+    etls_views_register(proto_etl);
 }
 
 void
