@@ -29,6 +29,7 @@
 #include "etl_format.h"
 #include "etl_frame.h"
 #include "etl_capinfo.h"
+#include "etl_wiretap_dump.h"
 
 #ifndef PLUGIN_VERSION
 #define PLUGIN_VERSION "0.0.0"
@@ -636,9 +637,16 @@ etls_open(wtap *wth, int *err, char **err_info)
 
 /* ---- registration ------------------------------------------------------------------------- */
 
+/* The interface's description names the trace (ETLS_IDB_TRACE_PREFIX): the writer
+ * (etl_wiretap_dump.c) is given the interfaces only when the file type says it keeps them. */
+static const struct supported_option_type etls_idb_options_supported[] = {
+    { OPT_IDB_DESCRIPTION, ONE_OPTION_SUPPORTED }
+};
+
 static const struct supported_block_type etls_blocks_supported[] = {
     /* One packet block per record; no options. */
-    { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED }
+    { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED },
+    { WTAP_BLOCK_IF_ID_AND_INFO, MULTIPLE_BLOCKS_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_idb_options_supported) }
 };
 
 static const struct file_type_subtype_info etls_file_type_info = {
@@ -646,10 +654,10 @@ static const struct file_type_subtype_info etls_file_type_info = {
     ETLS_FILE_TYPE_NAME,   /* short name */
     "etl",                 /* default extension */
     NULL,                  /* additional extensions */
-    ETLS_FALSE,            /* writing must seek */
+    ETLS_TRUE,             /* writing must seek: the HEADER buffer is rewritten at the end */
     BLOCKS_SUPPORTED(etls_blocks_supported),
-    NULL,                  /* can_write_encap: read-only */
-    NULL,                  /* dump_open */
+    etls_dump_can_write_encap, /* the writer: etl_wiretap_dump.c */
+    etls_dump_open,
     NULL                   /* wslua_info */
 };
 
@@ -670,6 +678,7 @@ etls_register_wtap_module(void)
     wtap_register_open_info(&oi, ETLS_TRUE);
     etls_file_type_subtype = wtap_register_file_type_subtype(&etls_file_type_info);
     etls_encap = wtap_register_encap_type(ETLS_ENCAP_DESC, ETLS_ENCAP_NAME);
+    etls_dump_set_encap(etls_encap);
 }
 
 void
