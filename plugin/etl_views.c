@@ -257,6 +257,12 @@ etls_st_sizes_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt
 
 /* ---- the record's view ------------------------------------------------------------------- */
 
+bool
+etls_views_listened(void)
+{
+    return have_tap_listener(etls_tap);
+}
+
 void
 etls_views_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
                   const etls_event_summary *sum, unsigned note_count, bool lost)
@@ -290,7 +296,7 @@ etls_views_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl
     v->damaged = note_count > 0 || rec->problem != ETL_OK;
     v->lost = lost;
 
-    /* A packet handed to eth/wlan/ip keeps the addresses its dissectors set. */
+    /* A packet handed to eth/wlan/ip afterwards gets the addresses its dissectors set. */
     if (pinfo->src.type == AT_NONE && pinfo->dst.type == AT_NONE) {
         etls_set_label(&pinfo->src, pool, v->process);
         etls_set_label(&pinfo->dst, pool, v->provider);

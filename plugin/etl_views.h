@@ -27,6 +27,10 @@
  * stats trees, and the etl.src / etl.dst fields. */
 void etls_views_register(int proto);
 
+/* Whether a table or statistic listens (then a packet event's provider and event names are
+ * needed even without a tree). */
+bool etls_views_listened(void);
+
 /* For every framed record, after everything else is dissected (so a packet handed to the
  * eth/wlan/ip dissectors keeps the addresses they set): Source/Destination when nothing set
  * them, and one tap event for the tables and statistics.  `note_count`: damage notes of the
