@@ -26,6 +26,7 @@
 #include "etl.h"
 #include "etl_format.h"
 #include "etl_frame.h"
+#include "etl_packet_len.h"
 #include "etl_wiretap_dump.h"
 
 #ifndef PLUGIN_VERSION
@@ -287,7 +288,8 @@ etls_fill_rec(wtap *wth, etls_file *f, const etl_record *er, const etls_notes *r
         rec->ts.nsecs = 0;
     }
     rec->rec_header.packet_header.caplen = frame->len;
-    rec->rec_header.packet_header.len = frame->len;
+    /* a truncated packet event reads as a snaplen cut (etl_packet_len.h) */
+    rec->rec_header.packet_header.len = frame->len + etls_packet_missing_bytes(er);
 
     if (frame->len > WTAP_MAX_PACKET_SIZE_STANDARD) {
         *err = WTAP_ERR_PACKET_TOO_LARGE;
