@@ -271,7 +271,42 @@ def test_views_stats(env):
           f"{len(opcodes)} opcodes, {len(keywords)} keywords: all etldump's counts")
 
 
+PRIM = "perfview_primitive-types_tracelogging.etl"
+GUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def test_views_guid(env):
+    """One GUID form everywhere: etl.kv, etl.field.value and the Info column write a GUID
+    field as etldump's JSON does (lower case, no braces), so etl.kv == "guid_type=<JSON's
+    text>" selects the records etldump gives that value; and Info shortens with ASCII "..."
+    (no U+2026, which Wireshark 4.0's CSV export mangles)."""
+    if not _pre(env, PRIM, oracle=True):
+        return SKIP
+    recs = tp._etldump(env, PRIM)
+    guids = [r["fields"]["guid_type"] for r in recs
+             if isinstance(r.get("fields"), dict) and isinstance(r["fields"].get("guid_type"), str)]
+    check(guids, f"{PRIM}: etldump gives no guid_type field")
+    g = guids[0]
+    check(GUID_RE.fullmatch(g) and g == g.lower(), f"etldump's GUID form changed: {g!r}")
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(PRIM), "-Y", f'etl.kv == "guid_type={g}"',
+                         "-T", "fields", "-e", "frame.number"])
+    hits = [l for l in out.splitlines() if l.strip()]
+    check(len(hits) == guids.count(g), f"etl.kv == guid_type={g}: {len(hits)} frames, etldump "
+                                       f"{guids.count(g)}")
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(PRIM), "-T", "fields", "-E", "occurrence=a",
+                         "-e", "etl.field.value", "-e", "etl.kv", "-e", "_ws.col.Info"])
+    braced = re.findall(r"\{" + GUID_RE.pattern + r"\}", out)
+    upper = [m for m in GUID_RE.findall(out) if m != m.lower()]
+    check(not braced and not upper, f"GUIDs in another form: {(braced + upper)[:3]}")
+    check("\u2026" not in out, "Info/labels still shorten with U+2026")
+    _, out, _ = env.run([env.args.tshark, "-r", env.capture(PRIM)])
+    check("..." in out and "\u2026" not in out, "Info does not shorten with ASCII ...")
+    print(f"  ok {PRIM}: etl.kv == guid_type={g} selects {len(hits)} frame(s) as etldump; "
+          f"no braced or upper-case GUID; Info shortens with ...")
+
+
 VIEWS_TESTS = {
+    "views_guid": test_views_guid,
     "views_conv": test_views_conv,
     "views_stats": test_views_stats,
     "views_expert": test_views_expert,
