@@ -15,19 +15,8 @@
  *                      in "process_id")
  * Without a selection every record is written.
  *
- * What is written besides the selection - the records decoding it needs - is decided by keep.h:
- * the logfile header and the kernel HEADER group, every process, thread and image event, the
- * schemas the trace carries, the PROV_TRAITS record naming a selected event's provider, and
- * stack links.  The file is written in the input's file order with the input's buffer breaks
- * and processors (so it reads back in the same timestamp order), each record's bytes unchanged;
- * the logfile header is the input's with BuffersWritten counted again, the compressed-mode bit
- * cleared (buffers are written uncompressed) and EventsLost raised by records that could not be
- * written.  Damaged records of the input are not written (each reported).
- *
- * Warnings (stderr, "etldump: warning: ...") name what a selection needs and the trace does not
- * hold: processes no event names, TraceLogging providers whose name no earlier PROV_TRAITS
- * gives, stack walks whose event is not in the trace, manifest events whose schema came from a
- * --manifest-path file (the written file needs the same path to decode them).
+ * What is written besides the selection (the records decoding it needs), how, and the warnings
+ * naming what the trace does not hold: etl_relog.h, which this file calls.
  *
  * Exit status: 0 written (warnings or not); 1 written, but input damage or records too big for a
  * buffer were left out; 2 nothing written (bad
@@ -41,20 +30,14 @@
 #include <string.h>
 
 #include "etl.h"
-#include "bytes.h"
 #include "etl_format.h"
+#include "etl_relog.h"
 #include "etl_write.h"
-#include "keep.h"
-#include "layout.h"
-#include "prescan.h"
 #include "procs.h"
 #include "registry.h"
-#include "resolve.h"
 
 /* Values per repeatable selection option. */
 #define MAX_VALUES 64
-/* Distinct names listed per warning kind. */
-#define MAX_WARNED 16
 
 typedef struct selection {
     bool any;
@@ -158,8 +141,9 @@ static bool parse_time(const char *s, int64_t *out)
 
 /* ---- selection ---------------------------------------------------------------------------- */
 
-static bool selected(const selection *s, const etl_record *r, uint64_t number, etl_procs *procs)
+static bool selected(void *ctx, const etl_record *r, uint64_t number, const etl_proc_info *proc)
 {
+    const selection *s = ctx;
     if (!s->any)
         return true;
     if (s->has_records && (number < s->rec_lo || number > s->rec_hi))
@@ -189,8 +173,7 @@ static bool selected(const selection *s, const etl_record *r, uint64_t number, e
             return false;
     }
     if (s->npids) {
-        etl_proc_info pi;
-        uint32_t pid = procs && etl_procs_lookup(procs, r, &pi) ? pi.pid : r->pid;
+        uint32_t pid = proc ? proc->pid : r->pid;
         bool hit = false;
         for (size_t i = 0; i < s->npids && !hit; i++)
             hit = pid == s->pids[i] || r->pid == s->pids[i];
@@ -200,33 +183,7 @@ static bool selected(const selection *s, const etl_record *r, uint64_t number, e
     return true;
 }
 
-/* ---- warnings ----------------------------------------------------------------------------- */
-
-typedef struct warned {
-    char keys[MAX_WARNED][64];
-    size_t n;
-    uint64_t total;
-} warned;
-
-/* Count a missing thing; true the first time its key is seen (and it is listed). */
-static bool warn_once(warned *w, const char *key)
-{
-    w->total++;
-    for (size_t i = 0; i < w->n; i++)
-        if (strcmp(w->keys[i], key) == 0)
-            return false;
-    if (w->n == MAX_WARNED)
-        return false;
-    snprintf(w->keys[w->n++], sizeof w->keys[0], "%s", key);
-    return true;
-}
-
-static void report_schemas(void *ctx, etl_registry_severity sev, const char *message)
-{
-    (void)ctx;
-    if (sev == ETL_REGISTRY_ERROR || sev == ETL_REGISTRY_WARNING)
-        fprintf(stderr, "etldump: %s%s\n", sev == ETL_REGISTRY_ERROR ? "error: " : "warning: ", message);
-}
+/* ---- main --------------------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
@@ -236,8 +193,6 @@ static void usage(FILE *f)
           "Write the selected records of FILE, and the records decoding them needs, to OUT.etl.\n",
           f);
 }
-
-/* ---- main --------------------------------------------------------------------------------- */
 
 typedef struct writing {
     const char *in, *out;
@@ -338,68 +293,13 @@ static int parse_options(int argc, char **argv, writing *wr)
     return -1;
 }
 
-/* The first pass: select, and decide what else is kept; the logfile header record is copied
- * out.  Returns the number of warnings. */
-typedef struct first_pass {
-    etl_decoder *dec, *trace_only;
-    etl_procs *procs;
-    etl_keep *keep;
-    uint8_t header[ETL_WRITE_MAX_RECORD];
-    size_t header_len;
-    uint64_t damaged;
-} first_pass;
-
-static uint64_t select_pass(const writing *wr, etl_reader *r, first_pass *fp)
+static void report(void *ctx, bool warning, const char *message)
 {
-    warned unnamed = {0}, external = {0};
-    etl_record rec;
-    etl_error err;
-    uint64_t number = 0;
-    while (etl_reader_next(r, &rec, &err) == ETL_OK) {
-        bool sel = selected(&wr->sel, &rec, number++, fp->procs);
-        if (rec.is_logfile_header && fp->header_len == 0 && rec.size <= sizeof fp->header) {
-            memcpy(fp->header, rec.bytes, rec.size);
-            fp->header_len = rec.size;
-        }
-        etl_keep_observe(fp->keep, &rec, sel);
-        if (!sel)
-            continue;
-        etl_proc_info pi;
-        if (etl_procs_lookup(fp->procs, &rec, &pi) && pi.name == NULL && pi.pid != ETL_NO_ID) {
-            char key[64];
-            snprintf(key, sizeof key, "%" PRIu32, pi.pid);
-            if (warn_once(&unnamed, key))
-                fprintf(stderr, "etldump: warning: process %s: no process event in the trace names it\n", key);
-        }
-        if (fp->trace_only && etl_header_family(rec.header_type) == ETL_FAMILY_EVENT) {
-            etl_resolved a, b;
-            etl_decoder_resolve(fp->dec, &rec, ETL_RESOLVE_NO_LEARN, &a, NULL);
-            if (a.kind == ETL_RESOLVE_MANIFEST && a.schema &&
-                etl_decoder_resolve(fp->trace_only, &rec, ETL_RESOLVE_NO_LEARN, &b, NULL) == ETL_RESOLVE_SCHEMA_MISSING) {
-                char g[ETL_GUID_STR_SIZE], key[64];
-                etl_format_guid(&rec.provider, g);
-                snprintf(key, sizeof key, "%s id %u", g, (unsigned)rec.event_id);
-                if (warn_once(&external, key))
-                    fprintf(stderr,
-                            "etldump: warning: provider %s event %u: its schema is from a --manifest-path file, "
-                            "not the trace: read the written file with the same path\n",
-                            g, (unsigned)rec.event_id);
-            }
-        }
-    }
-    const etl_keep_stats *ks = etl_keep_get_stats(fp->keep);
-    uint64_t warnings = unnamed.total + external.total;
-    if (ks->traits_missing) {
-        fprintf(stderr, "etldump: warning: %" PRIu64 " selected events of providers no earlier PROV_TRAITS names\n",
-                ks->traits_missing);
-        warnings += ks->traits_missing;
-    }
-    if (ks->stack_target_missing) {
-        fprintf(stderr, "etldump: warning: %" PRIu64 " selected stack walks whose event is not in the trace\n",
-                ks->stack_target_missing);
-        warnings += ks->stack_target_missing;
-    }
-    return warnings;
+    const writing *wr = ctx;
+    if (warning)
+        fprintf(stderr, "etldump: warning: %s\n", message);
+    else
+        fprintf(stderr, "etldump: %s: %s\n", wr->in, message);
 }
 
 int etldump_write_main(int argc, char **argv)
@@ -408,143 +308,36 @@ int etldump_write_main(int argc, char **argv)
     int rc = parse_options(argc, argv, &wr);
     if (rc >= 0)
         return rc;
-    static first_pass fp;
-    fp.dec = etl_decoder_new(report_schemas, NULL);
-    fp.trace_only = wr.n_manifest_paths || etl_registry_env_path() ? etl_decoder_new(NULL, NULL) : NULL;
-    if (fp.dec == NULL) {
-        fprintf(stderr, "etldump: out of memory\n");
-        return 2;
-    }
-    etl_registry *reg = etl_decoder_registry(fp.dec);
-    for (size_t i = 0; i < wr.n_manifest_paths; i++)
-        etl_registry_add_path(reg, wr.manifest_paths[i]);
-    if (etl_registry_env_path())
-        etl_registry_add_path(reg, etl_registry_env_path());
-    fp.procs = etl_procs_new(reg);
-    fp.keep = etl_keep_new(fp.procs);
-    etl_error err;
-    etl_observer obs[3] = { etl_registry_observer(reg), etl_procs_observer(fp.procs) };
-    size_t nobs = 2;
-    if (fp.trace_only)
-        obs[nobs++] = etl_registry_observer(etl_decoder_registry(fp.trace_only));
-    if (etl_prescan_file(wr.in, obs, nobs, &err) != ETL_OK) {
-        fprintf(stderr, "etldump: %s: %s\n", wr.in, err.message);
-        rc = 2;
-        goto done;
-    }
-
-    etl_reader *r = NULL;
-    if (etl_reader_open_file(wr.in, NULL, &r, &err) != ETL_OK) {
-        fprintf(stderr, "etldump: %s: %s\n", wr.in, err.message);
-        rc = 2;
-        goto done;
-    }
-    uint64_t warnings = select_pass(&wr, r, &fp);
-    etl_reader_close(r);
-    if (fp.header_len < SYSTEM_TRACE_HEADER_SIZE + TRACE_LOGFILE_HEADER_SIZE) {
-        fprintf(stderr, "etldump: %s: the trace has no logfile header record: nothing to write a trace from\n", wr.in);
-        rc = 2;
-        goto done;
-    }
-    /* The input's logfile header, but written uncompressed. */
-    uint8_t *lf = fp.header + SYSTEM_TRACE_HEADER_SIZE;
-    uint32_t mode = etl_ld32(lf + TRACE_LOGFILE_HEADER_OFF_LOG_FILE_MODE) & ~EVENT_TRACE_COMPRESSED_MODE;
-    for (int i = 0; i < 4; i++)
-        lf[TRACE_LOGFILE_HEADER_OFF_LOG_FILE_MODE + i] = (uint8_t)(mode >> (8 * i));
-
+    if (etl_registry_env_path() && wr.n_manifest_paths < MAX_VALUES)
+        wr.manifest_paths[wr.n_manifest_paths++] = etl_registry_env_path();
     FILE *out = fopen(wr.out, "wb");
     if (out == NULL) {
         fprintf(stderr, "etldump: %s: cannot create the output\n", wr.out);
-        rc = 2;
-        goto done;
+        return 2;
     }
     etl_write_file fs;
-    etl_write_config cfg = { .buffer_size = etl_ld32(lf + TRACE_LOGFILE_HEADER_OFF_BUFFER_SIZE),
-                             .logger_id = 0 };
-    etl_writer *w = NULL;
-    etl_options fo = { .order = ETL_ORDER_FILE };
-    if (etl_writer_open(&cfg, etl_write_file_sink(&fs, out), fp.header, fp.header_len, &w, &err) != ETL_OK ||
-        etl_reader_open_file(wr.in, &fo, &r, &err) != ETL_OK) {
-        fprintf(stderr, "etldump: %s: %s (offset 0x%" PRIx64 ")\n", wr.out, err.message, err.offset);
-        etl_writer_free(w);
-        fclose(out);
+    etl_relog_options opt = {
+        .manifest_paths = wr.manifest_paths,
+        .n_manifest_paths = wr.n_manifest_paths,
+        .select = wr.sel.any ? selected : NULL,
+        .select_ctx = &wr.sel,
+        .report = report,
+        .report_ctx = &wr,
+    };
+    etl_relog_stats st;
+    etl_error err;
+    etl_status s = etl_relog(wr.in, etl_write_file_sink(&fs, out), &opt, &st, &err);
+    bool closed = fclose(out) == 0;
+    if (s != ETL_OK || !closed) {
+        fprintf(stderr, "etldump: %s: %s\n", s == ETL_ERR_IO || !closed ? wr.out : wr.in,
+                s != ETL_OK ? err.message : "writing the output failed");
         remove(wr.out);
-        rc = 2;
-        goto done;
+        return 2;
     }
-    /* Second pass, file order: the kept records with the input's buffer breaks. */
-    etl_record rec;
-    etl_status st;
-    uint64_t cur_buffer = UINT64_MAX, skipped = 0;
-    unsigned cur_cpu = 0;
-    bool cur_used = false;
-    int64_t last_ts = 0;
-    while ((st = etl_reader_next(r, &rec, &err)) == ETL_OK) {
-        etl_error p;
-        while (etl_reader_next_problem(r, &p)) {
-            fprintf(stderr, "etldump: %s: offset 0x%" PRIx64 ": %s\n", wr.in, p.offset, p.message);
-            fp.damaged++;
-        }
-        if (rec.buffer_offset != cur_buffer) {
-            if (cur_used && etl_writer_flush_cpu(w, cur_cpu, last_ts, &err) != ETL_OK)
-                break;
-            cur_buffer = rec.buffer_offset;
-            cur_used = false;
-        }
-        if (rec.is_logfile_header || !etl_keep_has(fp.keep, rec.position))
-            continue;
-        if (rec.problem != ETL_OK) {
-            fprintf(stderr, "etldump: %s: record at position %" PRIu64 " not written: %s\n", wr.in, rec.position,
-                    rec.problem_text);
-            fp.damaged++;
-            continue;
-        }
-        etl_status ast = etl_writer_add(w, rec.cpu, rec.bytes, rec.size, rec.has_timestamp, rec.timestamp_raw, &err);
-        if (ast == ETL_ERR_LIMIT) {
-            fprintf(stderr, "etldump: %s: record at position %" PRIu64 " not written: %s\n", wr.in, rec.position,
-                    err.message);
-            skipped++;
-            continue;
-        }
-        if (ast != ETL_OK)
-            break;
-        cur_cpu = rec.cpu;
-        cur_used = true;
-        if (rec.has_timestamp)
-            last_ts = rec.timestamp_raw;
-    }
-    etl_error p;
-    while (etl_reader_next_problem(r, &p)) {
-        fprintf(stderr, "etldump: %s: offset 0x%" PRIx64 ": %s\n", wr.in, p.offset, p.message);
-        fp.damaged++;
-    }
-    etl_reader_close(r);
-    uint32_t lost = etl_ld32(lf + TRACE_LOGFILE_HEADER_OFF_EVENTS_LOST);
-    etl_write_final fin = { .set_events_lost = true,
-                            .events_lost = lost + (uint32_t)etl_writer_stats(w)->dropped };
-    bool failed = (st != ETL_OK && st != ETL_END) || etl_writer_close(w, &fin, &err) != ETL_OK;
-    failed |= fclose(out) != 0;
-    if (failed) {
-        fprintf(stderr, "etldump: %s: %s\n", wr.out, err.message);
-        remove(wr.out);
-        etl_writer_free(w);
-        rc = 2;
-        goto done;
-    }
-    const etl_write_stats *ws = etl_writer_stats(w);
-    const etl_keep_stats *ks = etl_keep_get_stats(fp.keep);
     fprintf(stderr,
             "etldump: wrote %s: %" PRIu64 " records (%" PRIu64 " selected, %" PRIu64 " kept as context), %" PRIu64
             " buffers, %" PRIu64 " bytes\n",
-            wr.out, ws->records, ks->selected, ks->kept - ks->by_reason[0], ws->buffers, ws->file_size);
-    etl_writer_free(w);
+            wr.out, st.records, st.selected, st.context, st.buffers, st.bytes);
     /* Warnings name what the input itself lacks: they do not fail the run. */
-    (void)warnings;
-    rc = fp.damaged || skipped ? 1 : 0;
-done:
-    etl_keep_free(fp.keep);
-    etl_procs_free(fp.procs);
-    etl_decoder_free(fp.trace_only);
-    etl_decoder_free(fp.dec);
-    return rc;
+    return st.damaged || st.skipped ? 1 : 0;
 }

@@ -62,6 +62,7 @@ typedef gboolean etls_bool;
 #define ETLS_FALSE FALSE
 #endif
 
+
 /* ---- plugin_describe (4.2+) ------------------------------------------------------------- */
 #if ETLS_WS_VER >= 402
 #include <wsutil/plugins.h>
@@ -107,6 +108,22 @@ typedef gboolean etls_bool;
 #endif
 
 #include <wiretap/file_wrappers.h>
+
+/* The writer (etl_wiretap_dump.c): dump_open returns int in 4.0, bool from 4.2; from 4.6 a
+ * record's bytes are in rec->data instead of a separate argument. */
+#if ETLS_WS_VER >= 402
+typedef bool etls_dump_open_ret;
+#else
+typedef int etls_dump_open_ret;
+#endif
+#if ETLS_WS_VER >= 406
+#define ETLS_DUMP_WRITE_ARGS wtap_dumper *wdh, const wtap_rec *rec, int *err, char **err_info
+#define ETLS_DUMP_REC_BYTES ws_buffer_start_ptr(&rec->data)
+#else
+#define ETLS_DUMP_WRITE_ARGS                                                                   \
+    wtap_dumper *wdh, const wtap_rec *rec, const uint8_t *pd, int *err, char **err_info
+#define ETLS_DUMP_REC_BYTES pd
+#endif
 #include <wsutil/buffer.h>
 
 #endif /* ETLS_WIRETAP_MODULE */

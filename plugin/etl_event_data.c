@@ -3,9 +3,12 @@
  *
  * etlshark SPDX-License-Identifier: GPL-2.0-or-later
  *
- * A second thin user of the decoder's field API, beside etldump: the enumerator (fields.h)
- * says what each payload byte is, value_format.h gives the typed value and the text Windows
- * shows; this file only places them in the tree.  Nothing here reads payload bytes itself.
+ * A second thin user of the decoder's field API, beside etldump: the decoder resolves each
+ * record (resolve.h), the enumerator (fields.h) says what each payload byte is, value_format.h
+ * gives the typed value and the text Windows shows; this file only places them in the tree.
+ * Nothing here reads payload bytes itself or decides how a record decodes.  The steps' names
+ * and fields, the start-up registration and the preferences and session are the other files
+ * of etl_event_internal.h.
  */
 
 #include "compat.h"
@@ -15,24 +18,19 @@
 #include <epan/epan.h>
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 #include <epan/proto_data.h>
 
 #include "etl.h"
 #include "etl_format.h"
 #include "fields.h"
-#include "prescan.h"
-#include "registry.h"
 #include "resolve.h"
-#include "schema_cache.h"
-#include "schema_walk.h"
 #include "value_format.h"
 
 #include "etl_frame.h"
 
 #include "etl_event_data.h"
+#include "etl_event_internal.h"
 #include "etl_fields.h"
-#include "etl_prescan.h"
 #include "etl_wsconv.h"
 
 /* Bytes of a value's text shown in its tree label (Wireshark cuts labels at 240 anyway). */
@@ -71,45 +69,8 @@ static expert_field ei_etl_unknown_event = EI_INIT;
 static expert_field ei_etl_older_version = EI_INIT;
 static expert_field ei_etl_classic_schema_error = EI_INIT;
 
-/* The decoding session for the open capture file (resolve.h): its schema cache (a hit
- * allocates nothing), registry and remembered provider names. */
-static etl_decoder *etls_decoder;
-
-/* The session's schema registry (registry.h): the manifest files of the search path (preference etl.manifest_path, then
- * $ETLSHARK_MANIFEST_PATH), then the EventSource manifests and carried schemas of the file,
- * collected by the prescan of the file before its first frame is dissected (etl_prescan.h). */
-static etl_registry *etls_schemas;
-/* The preference etl.manifest_path (':'-separated manifest files and folders). */
-static const char *etls_pref_manifest_path = "";
-/* No file to prescan (a pipe, a compressed file, a frame from elsewhere): the first pass
- * feeds schema-carrying records to the registry as they come instead, so events before their
- * schema decode on redissection only. */
-static bool etls_observe;
-/* Registry messages already reported (each manifest problem once per process, not per file). */
-static GHashTable *etls_reported;
-#define ETLS_REPORTED_MAX 1000u
-/* The search path whose manifests' fields were registered (etls_register_manifest_fields). */
-static char *etls_registered_path;
-
 /* The rendered message of an event. */
 static char etls_message[65536];
-
-/* What this file learned about each step of a cached schema: the field's path and, once a
- * value was seen, its typed field.  Indexed by the schema's arena index, so it lives and dies
- * with the cache. */
-typedef struct etls_step {
-    char *path;     /* display path: names joined by '.', "_N" for the Nth same-named member */
-    char *key;      /* the path sanitised for an abbreviation (etl_fields.h) */
-    int hf;         /* typed field of the last value, -1 when it has none */
-    int type;       /* etls_ftype of hf, -1 before the first value */
-} etls_step;
-
-typedef struct etls_schema_steps {
-    uint32_t count;
-    etls_step step[];
-} etls_schema_steps;
-
-static GPtrArray *etls_schema_steps_by_index;
 
 /* Scratch of the formatter: converted text of a value, and its rendered text.  Big enough for
  * any value of a record (records are < 64 KiB).  Dissection is single-threaded. */
@@ -160,21 +121,6 @@ etls_utf8(wmem_allocator_t *pool, const char *s, size_t n)
     return out;
 }
 
-/* Append a NUL-terminated name from the trace as valid UTF-8. */
-static void
-etls_append_utf8(GString *out, const char *s)
-{
-    char *valid;
-
-    if (g_utf8_validate(s, -1, NULL)) {
-        g_string_append(out, s);
-        return;
-    }
-    valid = g_utf8_make_valid(s, -1);
-    g_string_append(out, valid);
-    g_free(valid);
-}
-
 /* s[0..n) fit for one line of a label or column: control characters escaped, and cut (at a
  * character boundary, marked with an ellipsis) after `max` bytes. */
 static const char *
@@ -201,52 +147,6 @@ etls_one_line(wmem_allocator_t *pool, const char *s, size_t n, size_t max)
             wmem_strbuf_append_c(b, (char)c);
     }
     return wmem_strbuf_get_str(b);
-}
-
-/* The Wireshark type of a decoded value: the decoder decides the value's kind and width from
- * the in- and out-types; this only maps that decision. */
-static etls_ftype
-etls_ftype_of(const etl_value *v)
-{
-    switch (v->kind) {
-    case ETL_VALUE_INT:
-        return v->bits == 8 ? ETLS_FT_I8 : v->bits == 16 ? ETLS_FT_I16
-               : v->bits == 32 ? ETLS_FT_I32 : ETLS_FT_I64;
-    case ETL_VALUE_UINT: {
-        bool hex = etl_value_is_hex(v);
-
-        /* A pointer is HEXINT64 in a 32-bit record too: one 64-bit field whatever the
-         * record's bitness, so a filter on it works on 32- and 64-bit traces alike. */
-        if (v->format == ETL_OUT_HEXINT64)
-            return ETLS_FT_X64;
-        if (v->bits == 8)
-            return hex ? ETLS_FT_X8 : ETLS_FT_U8;
-        if (v->bits == 16)
-            return hex ? ETLS_FT_X16 : ETLS_FT_U16;
-        if (v->bits == 32)
-            return hex ? ETLS_FT_X32 : ETLS_FT_U32;
-        return hex ? ETLS_FT_X64 : ETLS_FT_U64;
-    }
-    case ETL_VALUE_DOUBLE:
-        return ETLS_FT_DOUBLE;
-    case ETL_VALUE_BOOL:
-        return ETLS_FT_BOOL;
-    case ETL_VALUE_STRING:
-        return ETLS_FT_STRING;
-    case ETL_VALUE_GUID:
-        return ETLS_FT_GUID;
-    case ETL_VALUE_FILETIME:
-        return ETLS_FT_TIME;
-    case ETL_VALUE_BYTES:
-        if (v->format == ETL_OUT_IPV4 && v->bytes_len == 4)
-            return ETLS_FT_IPV4;
-        if (v->format == ETL_OUT_IPV6 && v->bytes_len == 16)
-            return ETLS_FT_IPV6;
-        return ETLS_FT_BYTES;
-    case ETL_VALUE_NONE:
-    default:
-        return ETLS_FT_BYTES; /* too short for its type: the bytes themselves */
-    }
 }
 
 static proto_item *
@@ -302,97 +202,6 @@ etls_add_typed(proto_tree *tree, int hf, etls_ftype t, tvbuff_t *tvb, int off, i
     }
 }
 
-/* ---- per-step paths and fields ------------------------------------------------------------ */
-
-static void
-etls_free_schema_steps(gpointer p)
-{
-    etls_schema_steps *ss = (etls_schema_steps *)p;
-
-    if (ss == NULL)
-        return;
-    for (uint32_t i = 0; i < ss->count; i++) {
-        g_free(ss->step[i].path);
-        g_free(ss->step[i].key);
-    }
-    g_free(ss);
-}
-
-static etls_schema_steps *
-etls_steps_in(GPtrArray *by_index, const etl_schema *s)
-{
-    etls_schema_steps *ss;
-
-    if (by_index == NULL || s->index == UINT32_MAX)
-        return NULL;
-    if (s->index >= by_index->len)
-        g_ptr_array_set_size(by_index, (gint)s->index + 1);
-    ss = (etls_schema_steps *)g_ptr_array_index(by_index, s->index);
-    if (ss == NULL) {
-        ss = (etls_schema_steps *)g_malloc0(sizeof *ss + s->step_count * sizeof ss->step[0]);
-        ss->count = s->step_count;
-        g_ptr_array_index(by_index, s->index) = ss;
-    }
-    return ss;
-}
-
-static etls_schema_steps *
-etls_steps_of(const etl_schema *s)
-{
-    return etls_steps_in(etls_schema_steps_by_index, s);
-}
-
-/* The step of an item, its path made on first sight.  A schema's structure is fixed, so the
- * container around a step (`parent`) is always the same one. */
-static etls_step *
-etls_step_for(etls_schema_steps *ss, const etl_item *it, const etls_step *parent)
-{
-    etls_step *st;
-
-    if (ss == NULL || it->step >= ss->count)
-        return NULL;
-    st = &ss->step[it->step];
-    if (st->path != NULL)
-        return st;
-    if (it->is_element && parent != NULL) {
-        /* Elements share their array's name: one field, many occurrences. */
-        st->path = g_strdup(parent->path);
-        st->key = g_strdup(parent->key);
-    } else {
-        GString *path = g_string_new(NULL);
-        GString *key = g_string_new(NULL);
-
-        if (parent != NULL) {
-            g_string_append(path, parent->path);
-            g_string_append_c(path, '.');
-            g_string_append(key, parent->key);
-            g_string_append_c(key, '.');
-        }
-        char buf[ETL_ITEM_KEY_MAX];
-        const char *name = etl_item_key(it, buf, sizeof buf); /* "_N" on a repeated name */
-
-        etls_append_utf8(path, name);
-        etls_fields_append_component(key, name);
-        st->path = g_string_free(path, FALSE);
-        st->key = g_string_free(key, FALSE);
-    }
-    st->hf = -1;
-    st->type = -1;
-    return st;
-}
-
-static int
-etls_step_hf(etls_step *st, etls_ftype t)
-{
-    if (st == NULL)
-        return -1;
-    if (st->type != (int)t) {
-        st->hf = etls_fields_hf(st->key, t);
-        st->type = (int)t;
-    }
-    return st->hf;
-}
-
 /* How an item is called in its label: its name, "_N" for a repeated name, "[i]" for an
  * array element. */
 static const char *
@@ -410,10 +219,13 @@ etls_label_name(wmem_allocator_t *pool, const etl_item *it)
 /* ---- values ------------------------------------------------------------------------------- */
 
 /* Everything a value gets besides its typed item: the label, the generic fields and its place
- * in the Info column.  `ti` is the typed item, NULL when the value has no typed field. */
+ * in the Info column.  `ti` is the typed item, NULL when the value has no typed field or when
+ * nothing is shown (a tap or a filter dissecting without a visible tree); `refused` says the
+ * registry gave no typed field, the one case worth an expert note. */
 static void
-etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, const etl_item *it,
-                  const etls_step *st, const char *text, size_t text_len, int off, int len)
+etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, bool refused,
+                  const etl_item *it, const etls_step *st, const char *text, size_t text_len,
+                  int off, int len)
 {
     wmem_allocator_t *pool = w->pinfo->pool;
     const char *path = st != NULL ? st->path : etls_utf8(pool, it->name, strlen(it->name));
@@ -429,7 +241,7 @@ etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, const etl_item
                                           "%s: %s", etls_label_name(pool, it),
                                           etls_one_line(pool, text, text_len,
                                                         ETLS_LABEL_VALUE_MAX));
-        if (!w->untyped_noted) {
+        if (refused && !w->untyped_noted) {
             w->untyped_noted = true;
             expert_add_info(w->pinfo, gi, &ei_etl_field_untyped);
         }
@@ -486,7 +298,7 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     hf = etls_step_hf(st, t);
     if (hf >= 0)
         ti = etls_add_typed(tree, hf, t, w->tvb, off, len, &v, w->pinfo->pool);
-    etls_finish_value(w, tree, ti, it, st, etls_text, text_len, off, len);
+    etls_finish_value(w, tree, ti, hf < 0, it, st, etls_text, text_len, off, len);
 }
 
 static void
@@ -662,331 +474,6 @@ etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_r
     proto_item_set_generated(ti);
 }
 
-/* ---- manifest events ---------------------------------------------------------------------- */
-
-/* The registry's messages (a manifest that does not parse: "file:line: reason"; two files
- * disagreeing about an event; a refused schema record), once each per process: the manifests
- * are read again for every capture file. */
-static void
-etls_schemas_report(void *ctx _U_, etl_registry_severity severity, const char *message)
-{
-    if (severity == ETL_REGISTRY_INFO)
-        return;
-    if (etls_reported == NULL)
-        etls_reported = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    if (g_hash_table_contains(etls_reported, message))
-        return;
-    if (g_hash_table_size(etls_reported) < ETLS_REPORTED_MAX)
-        g_hash_table_add(etls_reported, g_strdup(message));
-    ws_warning("etlshark: %s%s", severity == ETL_REGISTRY_ERROR ? "manifest error: " : "",
-               message);
-}
-
-/* The search path in precedence order: the preference, then the environment. */
-static void
-etls_add_manifest_paths(etl_registry *s)
-{
-    const char *env = etl_registry_env_path();
-
-    if (etls_pref_manifest_path != NULL && etls_pref_manifest_path[0] != '\0')
-        etl_registry_add_path(s, etls_pref_manifest_path);
-    if (env != NULL && env[0] != '\0')
-        etl_registry_add_path(s, env);
-}
-
-/* Called with the step and type of every value of a schema (etls_schema_field_types). */
-typedef void (*etls_field_type_fn)(void *ctx, etls_step *st, etls_ftype t);
-
-/* Is this array's element count read from the payload (a u16 before the elements, or another
- * field's value), so that an event may have no element at all? */
-static bool
-etls_counted_by_payload(const etl_schema *s, const etl_item *array_begin)
-{
-    const etl_schema_step *st = &s->steps[array_begin->step];
-
-    return st->count_rule == ETL_COUNT_U16 || st->count_rule == ETL_COUNT_REF;
-}
-
-/* Typed fields of one schema's values: the decoder's walk of the schema (every field, the
- * elements of arrays counted by another field included) and each value's nominal type - the
- * type its well-formed values decode to - mapped as dissection maps decoded values
- * (etls_ftype_of).  `counted` false: the fields every event of the schema has; true: the
- * fields inside arrays whose count the payload gives (registered after all the others, so a
- * name such a field shares with a field of another type keeps the type it always had). */
-static void
-etls_schema_field_types(GPtrArray *by_index, const etl_schema *s, bool counted,
-                        etls_field_type_fn fn, void *ctx)
-{
-    etls_step *stack[ETL_SCHEMA_MAX_DEPTH + 1];
-    bool counted_at[ETL_SCHEMA_MAX_DEPTH + 1];
-    unsigned depth = 0, unpushed = 0;
-    etls_schema_steps *ss = etls_steps_in(by_index, s);
-    etl_schema_walk w;
-    etl_item it;
-
-    etl_schema_walk_start(&w, s, s->pointer_size == 4 ? 4 : 8);
-    stack[0] = NULL;
-    counted_at[0] = false;
-    for (;;) {
-        etl_item_kind k = etl_schema_walk_next(&w, &it);
-
-        if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
-            break;
-        switch (k) {
-        case ETL_ITEM_VALUE: {  /* character arrays included: one string */
-            etl_value v;
-
-            etl_item_nominal(&it, &v);
-            if (counted_at[depth] == counted)
-                fn(ctx, etls_step_for(ss, &it, stack[depth]), etls_ftype_of(&v));
-            break;
-        }
-        case ETL_ITEM_STRUCT_BEGIN:
-        case ETL_ITEM_ARRAY_BEGIN: {
-            etls_step *st = etls_step_for(ss, &it, stack[depth]);
-
-            if (depth >= ETL_SCHEMA_MAX_DEPTH) {
-                unpushed++;
-                break;
-            }
-            stack[++depth] = st;
-            counted_at[depth] = counted_at[depth - 1] ||
-                                (k == ETL_ITEM_ARRAY_BEGIN && etls_counted_by_payload(s, &it));
-            break;
-        }
-        case ETL_ITEM_STRUCT_END:
-        case ETL_ITEM_ARRAY_END:
-            if (unpushed > 0)
-                unpushed--;
-            else if (depth > 0)
-                depth--;
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-/* etls_field_type_fn registering the field at once. */
-static void
-etls_register_field_type(void *ctx _U_, etls_step *st, etls_ftype t)
-{
-    etls_step_hf(st, t);
-}
-
-typedef struct etls_startup_ctx {
-    etl_registry *reg;
-    GPtrArray *by_index;
-    bool counted;   /* this round's fields: those inside arrays counted by the payload, or not */
-    /* kernel events: per field path (its key), how many values have each type, and the paths
-     * in the order first met */
-    GHashTable *type_counts;
-    GPtrArray *paths;
-} etls_startup_ctx;
-
-/* One event of a manifest on the path: the schema the registry would use for it (its
- * precedence rule), and that schema's fields registered. */
-static void
-etls_register_event_fields(void *vctx, const etl_guid *provider, uint16_t id, uint8_t version)
-{
-    etls_startup_ctx *ctx = (etls_startup_ctx *)vctx;
-    const etl_schema *s = NULL;
-    etl_error err;
-
-    memset(&err, 0, sizeof err);
-    if (etl_registry_lookup_key(ctx->reg, provider, id, version, 8, &s, &err) == ETL_OK && s != NULL)
-        etls_schema_field_types(ctx->by_index, s, ctx->counted, etls_register_field_type, NULL);
-}
-
-/* At start-up (protocol registration, and when the preference is applied - before tshark
- * compiles -Y/-R and checks -e): register the typed fields of every event template of the
- * manifests on the search path, so a filter on a manifest field works in the first run.  The
- * schema of each (provider, id, version) is the one the registry picks (its precedence rule),
- * so the field types are those dissection will use; 64-bit records are assumed (a pointer
- * field of a 32-bit record gets its own name on first sight, by etl_fields.h's rule). */
-static void
-etls_register_manifest_fields(void)
-{
-    const char *env = etl_registry_env_path();
-    char *key = g_strdup_printf("%s\n%s", etls_pref_manifest_path != NULL ? etls_pref_manifest_path : "",
-                                env != NULL ? env : "");
-    etl_schema_cache *cache;
-    etl_registry *reg;
-    etls_startup_ctx ctx;
-
-    if (g_strcmp0(key, etls_registered_path) == 0 || strcmp(key, "\n") == 0) {
-        g_free(key);
-        return;
-    }
-    g_free(etls_registered_path);
-    etls_registered_path = key;
-
-    cache = etl_schema_cache_new(NULL);
-    reg = cache != NULL ? etl_registry_new(cache, etls_schemas_report, NULL) : NULL;
-    if (reg == NULL) {
-        etl_schema_cache_free(cache);
-        return;
-    }
-    etls_add_manifest_paths(reg);
-    memset(&ctx, 0, sizeof ctx);
-    ctx.reg = reg;
-    ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
-    etl_registry_foreach_file_event(reg, etls_register_event_fields, &ctx);
-    ctx.counted = true;
-    etl_registry_foreach_file_event(reg, etls_register_event_fields, &ctx);
-    g_ptr_array_free(ctx.by_index, TRUE);
-    etl_registry_free(reg);
-    etl_schema_cache_free(cache);
-    etls_fields_save(true);
-}
-
-/* etls_field_type_fn counting the types of each path (etls_register_classic_fields). */
-static void
-etls_count_field_type(void *vctx, etls_step *st, etls_ftype t)
-{
-    etls_startup_ctx *ctx = (etls_startup_ctx *)vctx;
-    unsigned *counts;
-
-    if (st == NULL || st->key == NULL)
-        return;
-    counts = (unsigned *)g_hash_table_lookup(ctx->type_counts, st->key);
-    if (counts == NULL) {
-        char *key = g_strdup(st->key);
-
-        counts = g_new0(unsigned, ETLS_FT_COUNT);
-        g_hash_table_insert(ctx->type_counts, key, counts);
-        g_ptr_array_add(ctx->paths, key);
-    }
-    counts[t]++;
-}
-
-/* One (class, type, version) of the kernel class document: the field types of its schema for
- * both record bitnesses, counted. */
-static void
-etls_register_classic_event(void *vctx, const etl_guid *cls, uint8_t type, uint8_t version)
-{
-    static const uint8_t pointer_sizes[] = { 8, 4 };
-    etls_startup_ctx *ctx = (etls_startup_ctx *)vctx;
-
-    for (unsigned i = 0; i < G_N_ELEMENTS(pointer_sizes); i++) {
-        const etl_schema *s = NULL;
-        etl_error err;
-
-        memset(&err, 0, sizeof err);
-        if (etl_registry_lookup_classic(ctx->reg, cls, type, version, pointer_sizes[i], &s,
-                                       &err) == ETL_OK && s != NULL && !s->unknown)
-            etls_schema_field_types(ctx->by_index, s, ctx->counted, etls_count_field_type, ctx);
-    }
-}
-
-/* Register the paths of one round (etls_register_classic_fields), each name's most frequent type first (ties in
- * etls_ftype order), so that type gets the plain name. */
-static void
-etls_register_by_frequency(etls_startup_ctx *ctx)
-{
-    for (guint i = 0; i < ctx->paths->len; i++) {
-        const char *key = (const char *)g_ptr_array_index(ctx->paths, i);
-        const unsigned *counts = (const unsigned *)g_hash_table_lookup(ctx->type_counts, key);
-        bool done[ETLS_FT_COUNT] = { false };
-
-        for (;;) {
-            int best = -1;
-
-            for (int t = 0; t < (int)ETLS_FT_COUNT; t++)
-                if (!done[t] && counts[t] > 0 && (best < 0 || counts[t] > counts[best]))
-                    best = t;
-            if (best < 0)
-                break;
-            done[best] = true;
-            etls_fields_hf(key, (etls_ftype)best);
-        }
-    }
-}
-
-/* At start-up, once: the typed fields of every event of the kernel class document built into
- * the decoder (classic.h), so `-Y etl.data.daddr == 10.0.0.1` works in the first run.  They
- * are registered after the field store (whose names keep their types) and before any
- * manifest's.  When kernel events give one name values of different types, the type most of
- * them have gets the plain name (etl_fields.h's rule then suffixes the others): ProcessId is
- * the u32 PID of most classes, not Process V0's pointer (ProcessId_x64); daddr the IPv4
- * address of the TcpIp/UdpIp IPv4 events, daddr_ipv6 the IPv6 one. */
-static void
-etls_register_classic_fields(void)
-{
-    etl_schema_cache *cache = etl_schema_cache_new(NULL);
-    etl_registry *reg = cache != NULL ? etl_registry_new(cache, etls_schemas_report, NULL) : NULL;
-    etls_startup_ctx ctx;
-
-    if (reg == NULL) {
-        etl_schema_cache_free(cache);
-        ws_warning("etlshark: out of memory registering the kernel events' fields");
-        return;
-    }
-    memset(&ctx, 0, sizeof ctx);
-    ctx.reg = reg;
-    ctx.by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
-    /* Registered alike at every start: the store need not list them. */
-    etls_fields_remember(false);
-    for (int round = 0; round < 2; round++) {
-        ctx.counted = round == 1;
-        ctx.type_counts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-        ctx.paths = g_ptr_array_new_with_free_func(g_free);
-        etl_registry_foreach_classic_event(reg, etls_register_classic_event, &ctx);
-        etls_register_by_frequency(&ctx);
-        g_hash_table_destroy(ctx.type_counts);
-        g_ptr_array_free(ctx.paths, TRUE);
-    }
-    etls_fields_remember(true);
-    g_ptr_array_free(ctx.by_index, TRUE);
-    etl_registry_free(reg);
-    etl_schema_cache_free(cache);
-}
-
-static void
-etls_prefs_apply(void)
-{
-    etls_register_manifest_fields();
-}
-
-etl_registry *
-etls_event_data_schemas(void)
-{
-    return etls_schemas;
-}
-
-/* The prescan's client (etl_prescan.h): the schemas the capture file carries (MetaData
- * records, EventSource manifest chunks) go to the registry before the first lookup. */
-static bool
-etls_schemas_observer(etl_observer *out)
-{
-    if (etls_schemas == NULL)
-        return false;
-    *out = etl_registry_observer(etls_schemas);
-    return true;
-}
-
-static void
-etls_schemas_stream(void)
-{
-    etls_observe = true;
-}
-
-static const etls_prescan_client etls_schemas_client = { etls_schemas_observer, etls_schemas_stream };
-
-void
-etls_event_data_record(packet_info *pinfo, const etl_record *rec)
-{
-    if (etls_schemas == NULL)
-        return;
-    etls_prescan_once(pinfo);
-    if (etls_observe && !PINFO_FD_VISITED(pinfo)) {
-        etl_error err;
-
-        memset(&err, 0, sizeof err);
-        etl_registry_observe(etls_schemas, rec, &err);
-    }
-}
-
 /* ---- entry points ------------------------------------------------------------------------- */
 
 /* The "Event data" subtree over the payload, walked from `f`. */
@@ -1118,7 +605,7 @@ etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                                (unsigned)res->schema_version);
     }
     if (res->has_message) {
-        size_t n = etl_decoder_message(etls_decoder, rec, res, etls_message,
+        size_t n = etl_decoder_message(etls_event_decoder(), rec, res, etls_message,
                                        sizeof etls_message);
 
         ti = proto_tree_add_string(tree, hf_etl_message, tvb, (int)rec->payload_offset,
@@ -1139,9 +626,9 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     etl_fields f;
 
     memset(sum, 0, sizeof *sum);
-    if (etls_decoder == NULL)
+    if (etls_event_decoder() == NULL)
         return;
-    etl_decoder_resolve(etls_decoder, rec, PINFO_FD_VISITED(pinfo) ? ETL_RESOLVE_NO_LEARN : 0,
+    etl_decoder_resolve(etls_event_decoder(), rec, PINFO_FD_VISITED(pinfo) ? ETL_RESOLVE_NO_LEARN : 0,
                         &res, &f);
     if (res.kind == ETL_RESOLVE_NONE)
         return;
@@ -1162,46 +649,6 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         return;
     }
     etls_add_schema_event(tvb, pinfo, tree, rec, &res, &f, sum);
-}
-
-static void
-etls_event_data_init(void)
-{
-    etls_decoder = etl_decoder_new(etls_schemas_report, NULL);
-    if (etls_decoder == NULL)
-        ws_warning("etlshark: out of memory for the schema cache; event fields are not "
-                   "decoded");
-    etls_schema_steps_by_index = g_ptr_array_new_with_free_func(etls_free_schema_steps);
-    /* Manifest files first (they take precedence), then, at the first frame, the file's own. */
-    etls_schemas = etl_decoder_registry(etls_decoder);
-    if (etls_schemas != NULL)
-        etls_add_manifest_paths(etls_schemas);
-    etls_observe = false;
-}
-
-static void
-etls_event_data_cleanup(void)
-{
-    if (etls_schema_steps_by_index != NULL) {
-        g_ptr_array_free(etls_schema_steps_by_index, TRUE);
-        etls_schema_steps_by_index = NULL;
-    }
-    etl_decoder_free(etls_decoder);
-    etls_decoder = NULL;
-    etls_schemas = NULL;
-    etls_fields_save(true);
-}
-
-static void
-etls_event_data_shutdown(void)
-{
-    etls_fields_shutdown();
-    if (etls_reported != NULL) {
-        g_hash_table_destroy(etls_reported);
-        etls_reported = NULL;
-    }
-    g_free(etls_registered_path);
-    etls_registered_path = NULL;
 }
 
 void
@@ -1266,25 +713,11 @@ etls_event_data_register(int proto, expert_module_t *expert)
         { &ei_etl_classic_schema_error, { "etl.expert.classic_schema_error", PI_UNDECODED, PI_WARN,
             "The kernel event's schema cannot be had (out of memory or cache limit)", EXPFILL } },
     };
-    module_t *prefs;
-
     etls_proto = proto;
     proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
     proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
     expert_register_field_array(expert, ei, G_N_ELEMENTS(ei));
-    register_init_routine(etls_event_data_init);
-    register_cleanup_routine(etls_event_data_cleanup);
-    register_shutdown_routine(etls_event_data_shutdown);
-    etls_prescan_register(&etls_schemas_client);
-
-    prefs = prefs_register_protocol(proto, etls_prefs_apply);
-    prefs_register_string_preference(prefs, "manifest_path", "Manifest search path",
-        "Instrumentation manifests (.man/.xml) of manifest-based providers: a list of manifest "
-        "files and folders (a folder's *.man and *.xml files are read) separated by '"
-        G_SEARCHPATH_SEPARATOR_S "'.  Searched before $" ETL_REGISTRY_ENV ", and before the "
-        "EventSource manifests and schemas a trace carries.  The typed etl.data.<name> fields "
-        "of every event they describe are registered at start-up.",
-        &etls_pref_manifest_path);
+    etls_event_prefs_register(proto);
 
     /* After the static fields, so the store can never take one of their names. */
     etls_fields_register(proto);

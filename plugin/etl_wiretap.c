@@ -26,6 +26,8 @@
 #include "etl.h"
 #include "etl_format.h"
 #include "etl_frame.h"
+#include "etl_packet_len.h"
+#include "etl_wiretap_dump.h"
 
 #ifndef PLUGIN_VERSION
 #define PLUGIN_VERSION "0.0.0"
@@ -286,7 +288,8 @@ etls_fill_rec(wtap *wth, etls_file *f, const etl_record *er, const etls_notes *r
         rec->ts.nsecs = 0;
     }
     rec->rec_header.packet_header.caplen = frame->len;
-    rec->rec_header.packet_header.len = frame->len;
+    /* a truncated packet event reads as a snaplen cut (etl_packet_len.h) */
+    rec->rec_header.packet_header.len = frame->len + etls_packet_missing_bytes(er);
 
     if (frame->len > WTAP_MAX_PACKET_SIZE_STANDARD) {
         *err = WTAP_ERR_PACKET_TOO_LARGE;
@@ -577,9 +580,16 @@ etls_open(wtap *wth, int *err, char **err_info)
 
 /* ---- registration ------------------------------------------------------------------------- */
 
+/* The interface's description names the trace (ETLS_IDB_TRACE_PREFIX): the writer
+ * (etl_wiretap_dump.c) is given the interfaces only when the file type says it keeps them. */
+static const struct supported_option_type etls_idb_options_supported[] = {
+    { OPT_IDB_DESCRIPTION, ONE_OPTION_SUPPORTED }
+};
+
 static const struct supported_block_type etls_blocks_supported[] = {
     /* One packet block per record; no options. */
-    { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED }
+    { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED },
+    { WTAP_BLOCK_IF_ID_AND_INFO, MULTIPLE_BLOCKS_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_idb_options_supported) }
 };
 
 static const struct file_type_subtype_info etls_file_type_info = {
@@ -587,10 +597,10 @@ static const struct file_type_subtype_info etls_file_type_info = {
     ETLS_FILE_TYPE_NAME,   /* short name */
     "etl",                 /* default extension */
     NULL,                  /* additional extensions */
-    ETLS_FALSE,            /* writing must seek */
+    ETLS_TRUE,             /* writing must seek: the HEADER buffer is rewritten at the end */
     BLOCKS_SUPPORTED(etls_blocks_supported),
-    NULL,                  /* can_write_encap: read-only */
-    NULL,                  /* dump_open */
+    etls_dump_can_write_encap, /* the writer: etl_wiretap_dump.c */
+    etls_dump_open,
     NULL                   /* wslua_info */
 };
 
@@ -611,6 +621,7 @@ etls_register_wtap_module(void)
     wtap_register_open_info(&oi, ETLS_TRUE);
     etls_file_type_subtype = wtap_register_file_type_subtype(&etls_file_type_info);
     etls_encap = wtap_register_encap_type(ETLS_ENCAP_DESC, ETLS_ENCAP_NAME);
+    etls_dump_set_encap(etls_encap);
 }
 
 void

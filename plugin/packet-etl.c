@@ -26,6 +26,7 @@
 #include "etl_format.h"
 #include "etl_event_data.h"
 #include "etl_frame.h"
+#include "etl_packet_dissect.h"
 #include "etl_process.h"
 #include "etl_wsconv.h"
 
@@ -813,6 +814,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     bool record_note;
     etl_logfile lf;
     etls_event_summary sum;
+    bool pkt_columns;
 
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "ETW");
     col_clear(pinfo->cinfo, COL_INFO);
@@ -885,8 +887,16 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     if (t.flags & ETLS_TF_LOGFILE_HEADER)
         dissect_etl_logfile(tvb, pinfo, etl_tree, &rec, &lf);
 
-    /* Every record: the decoder says whether and how it decodes (etl_event_data.h). */
-    etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+    /* A packet event's columns are its packet's (etl_packet_dissect.h). */
+    pkt_columns = etls_packet_takes_columns(pinfo, &rec);
+    /* Every record: the decoder says whether and how it decodes (etl_event_data.h).  Without a
+     * tree (tshark's summary lines, statistics), the decoded fields of a packet event would only
+     * feed an Info text its packet overwrites: they are left out, which keeps reading a packet
+     * capture as fast as reading its pcapng (bench/pktshark.sh).  (A packet event's provider is
+     * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
+    memset(&sum, 0, sizeof sum);
+    if (tree != NULL || !pkt_columns)
+        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
@@ -900,7 +910,10 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
         expert_add_info(pinfo, top, &ei_etl_buffer_lost);
 
     dissect_etl_context(tvb, etl_tree, &t);
-    etls_set_info(pinfo, &rec, &lf, &t, &sum);
+    if (!pkt_columns)
+        etls_set_info(pinfo, &rec, &lf, &t, &sum);
+    /* Last: a packet event's frame goes to its link type's dissector, whose columns win. */
+    etls_packet_dissect(tvb, pinfo, tree, etl_tree, &rec);
     return tvb_captured_length(tvb);
 }
 
@@ -1204,6 +1217,8 @@ proto_register_etl(void)
     etls_event_data_register(proto_etl, expert_etl);
     /* Process names and stack-walk links (after it: they use its schema registry). */
     etls_process_register(proto_etl);
+    /* Packets of pktmon and netsh captures (etl.pkt.*): a prescan client after the others. */
+    etls_packet_register(proto_etl, expert_etl);
 
     etl_handle = register_dissector("etl", dissect_etl, proto_etl);
 }
@@ -1220,6 +1235,7 @@ proto_reg_handoff_etl(void)
         return;
     }
     dissector_add_uint("wtap_encap", (guint32)encap, etl_handle);
+    etls_packet_handoff();
 }
 
 void

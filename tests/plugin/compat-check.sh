@@ -15,7 +15,7 @@
 #   3. when that release does not install wiretap/wtap-int.h and wsutil/file_util.h (4.4 and
 #      older), takes them from the Debian source package of exactly the same version through
 #      cmake/fetch-wireshark-private-headers.sh --suite (or from --wireshark-source DIR);
-#   4. compiles plugin/etl_wiretap.c and the dissector's sources (packet-etl.c, etl_event_data.c,
+#   4. compiles plugin/etl_wiretap.c, etl_wiretap_dump.c and the dissector's sources (packet-etl.c, etl_event_data.c,
 #      etl_fields.c, etl_process.c) to object files (no linking) with the real build's flags,
 #      the extracted headers, the installed GLib and decoder/, and checks that no header of the
 #      installed Wireshark slipped in.
@@ -385,13 +385,15 @@ rc=0
 reader_private=()
 [ -z "$priv_inc" ] || reader_private=(-I"$priv_inc")
 if [ "$only" != dissector ]; then
-    compile etl_wiretap.c "$reader_flags" "${reader_private[@]}" \
-        -I"$repo/plugin" -I"$ws_inc" -I"$ws_inc/wiretap" -I"$repo/decoder" || rc=1
+    for src in etl_wiretap.c etl_wiretap_dump.c; do
+        compile "$src" "$reader_flags" "${reader_private[@]}" \
+            -I"$repo/plugin" -I"$ws_inc" -I"$ws_inc/wiretap" -I"$repo/decoder/include" || rc=1
+    done
 fi
 if [ "$only" != reader ]; then
     for src in packet-etl.c etl_event_data.c etl_fields.c etl_process.c; do
         compile "$src" "$dissector_flags" \
-            -I"$repo/plugin" -I"$ws_inc/wiretap" -I"$repo/decoder" -isystem "$ws_inc" || rc=1
+            -I"$repo/plugin" -I"$ws_inc/wiretap" -I"$repo/decoder/include" -isystem "$ws_inc" || rc=1
     done
 fi
 

@@ -10,7 +10,7 @@ against the corpus's expected.json (counts found by an independent scanner).
 
 TEST is one of: open empty formats providers twopass inputs capinfos malformed damage gui
 tlkv tlstore tlgolden tlcorpus tlgenerated tlclash mffilter mfcounts mfcountedarray mfmissing mftwopass
-mfbadmanifest kernel kernelfilter process prescan stacks all.
+mfbadmanifest kernel kernelfilter process prescan stacks packets pktgen all.
 The mf* tests (manifest events) also need --etldump (the oracle) and the manifests (--manifests);
 so do the kernel, process and stack tests (--etldump).
 
@@ -259,7 +259,8 @@ def test_open(env):
         rows = [line.split("\t") for line in out.splitlines()]
         check(len(rows) == exp["records"],
               f"{name}: {len(rows)} frames, expected.json says {exp['records']} records")
-        not_ours = [i + 1 for i, r in enumerate(rows) if r[0] != "etl"]
+        # ETW first; a packet event's frame then goes on to its link layer ("etl:eth:...")
+        not_ours = [i + 1 for i, r in enumerate(rows) if r[0].split(":")[0] != "etl"]
         check(not not_ours, f"{name}: frames not dissected as etl: {not_ours[:10]}")
         kinds = {}
         ext = {}
@@ -340,7 +341,7 @@ def _find_json(node, key):
 def test_formats(env):
     """-V, -T json, -T pdml, -T fields and -T text show the header fields with the same values."""
     fields = ["frame.number"] + HEADER_FIELDS + ["etl.pid", "etl.event_id", "etl.logfile.logger_name",
-                                                 "etl.provider_name", "etl.event_name"]
+                                                 "etl.provider_name", "etl.event_name", "etl.pkt.link_type"]
     for name in nonempty(env):
         exp = env.expected[name]
         n = min(exp["records"], FORMAT_FRAME_LIMIT)
@@ -417,6 +418,8 @@ def test_formats(env):
         check(len(lines) == n, f"{name}: -T text has {len(lines)} lines, expected {n}")
         for line, row in zip(lines, truth):
             kind = HEADER_TYPES[int(row["etl.header_type"], 16)]
+            if row["etl.pkt.link_type"] not in ("", "65535") and " ETW " not in line:
+                continue  # a packet event: the packet's own Protocol and Info (test_packets)
             if row["etl.event_name"]:
                 # TraceLogging events: Info is Provider/EventName (the GUID when the provider's
                 # name is unknown) and the first fields
@@ -462,6 +465,10 @@ def test_twopass(env):
     second pass can show."""
     for name in nonempty(env) + env.generated:
         cmd = [env.args.tshark, "-r", env.capture(name), "-V", "-x"]
+        if name == PKTMON:
+            # its packets' own dissectors show more in a second pass (ICMP's "[Response frame]",
+            # as on a pcapng): the ETW tree in full, the packet layers as summary lines
+            cmd += ["-O", "etl"]
         one, n1, err1 = env.run_hash(cmd)
         two, n2, err2 = env.run_hash(cmd[:1] + ["-2"] + cmd[1:], drop=STACK_FRAME_LINE)
         check(n1 > 0, f"{name}: no output")
@@ -2125,8 +2132,254 @@ def test_stacks(env):
           not any(r["etl.stack_frame"] for r in rows1), f"{NET452}: one-pass stack links differ")
     print("  ok one pass: the same etl.stack_of, no etl.stack_frame")
 
+# ---- packets in pktmon and netsh traces (issue 12) -----------------------------------------
+
+PKTMON = "pktmon_demikernel_ws2022.etl"
+PKTMON_GOLDEN = "pktmon_demikernel_ws2022.reference.pcapng"
+# Fields that depend on the time (a pcapng holds microseconds, the .etl 100 ns) or on frame
+# numbers (the .etl has its ETW events between the packets): left out of layer comparisons.
+_PKT_VOLATILE = re.compile(r"time|Timestamps|resptime|rtt|resp_to|response_in|request_in|"
+                           r"_frame$|reassembled_in|duplicate_of|retransmitted_in", re.I)
+
+
+def _pkt_strip(o):
+    if isinstance(o, dict):
+        return {k: _pkt_strip(v) for k, v in o.items() if not _PKT_VOLATILE.search(k)}
+    if isinstance(o, list):
+        return [_pkt_strip(v) for v in o]
+    return o
+
+
+def _pkt_layers(env, path):
+    """-T json of every packet frame: the layers after the ETW one (.etl) or after frame
+    (pcapng), with time- and frame-number-dependent fields left out; and each frame's number."""
+    _, out, _ = env.run([env.args.tshark, "-r", path, "-T", "json", "--no-duplicate-keys"])
+    res = []
+    for pkt in json.loads(out):
+        layers = _json_layers(pkt)
+        keys = list(layers)
+        if path.endswith(".etl"):
+            if "etl" not in layers or "etl.pkt.link_type" not in json.dumps(layers["etl"]):
+                continue
+            i = keys.index("etl")
+        else:
+            i = keys.index("frame")
+        rest = {k: layers[k] for k in keys[i + 1:]}
+        if path.endswith(".etl") and not rest:
+            continue
+        res.append((layers["frame"]["frame.number"], _pkt_strip(rest)))
+    return res
+
+
+def _pkt_first_diff(a, b, path=""):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            d = _pkt_first_diff(a.get(k), b.get(k), f"{path}/{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = _pkt_first_diff(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    return None if a == b else f"{path}: {str(a)[:80]!r} vs {str(b)[:80]!r}"
+
+
+def _pkt_same_layers(env, etl, pcapng):
+    a, b = _pkt_layers(env, etl), _pkt_layers(env, pcapng)
+    check(len(a) == len(b), f"{os.path.basename(etl)}: {len(a)} packet frames, the pcapng has {len(b)}")
+    for (na, x), (nb, y) in zip(a, b):
+        check(x == y, f"{os.path.basename(etl)}: frame {na} dissects otherwise than pcapng frame {nb}: "
+                      f"{_pkt_first_diff(x, y)}")
+    return len(a)
+
+
+def _pkt_stat(env, path, z):
+    _, out, _ = env.run([env.args.tshark, "-r", path, "-q", "-z", z])
+    return out
+
+
+def _usec(t):
+    whole, _, frac = t.partition(".")
+    return whole + "." + (frac + "000000")[:6]
+
+
+def test_packets(env):
+    """The shared pktmon capture as packets: 114 frames with eth, ip and icmp; time/addresses/
+    sequence numbers as in pktmon's own pcapng (to the microsecond); every packet layer as the
+    pcapng dissects it; Protocol and Info columns, conversations, endpoints and the protocol
+    hierarchy as the pcapng's; the pktmon context fields."""
+    if PKTMON not in env.expected:
+        print(f"SKIP: {PKTMON} is not in the corpus")
+        return SKIP
+    etl = env.capture(PKTMON)
+    golden = os.path.join(env.root, PKTMON_GOLDEN)
+    shutil.copyfile(os.path.join(env.args.goldens, PKTMON_GOLDEN), golden)
+    os.chmod(golden, 0o644)
+    for proto in ("eth", "ip", "icmp"):
+        _, out, _ = env.run([env.args.tshark, "-r", etl, "-Y", proto, "-T", "fields", "-e", "frame.number"])
+        n = len(out.split())
+        check(n == 114, f"{PKTMON}: {n} frames with {proto}, expected 114")
+    fields = ["frame.time_epoch", "ip.src", "ip.dst", "icmp.seq"]
+    ef = [a for f in fields for a in ("-e", f)]
+    _, a, _ = env.run([env.args.tshark, "-r", etl, "-Y", "etl.pkt.link_type", "-T", "fields"] + ef)
+    _, b, _ = env.run([env.args.tshark, "-r", golden, "-T", "fields"] + ef)
+    ra = [l.split("\t") for l in a.splitlines()]
+    rb = [l.split("\t") for l in b.splitlines()]
+    check(len(ra) == len(rb) == 114, f"{PKTMON}: {len(ra)} packet frames, the golden {len(rb)}")
+    for x, y in zip(ra, rb):
+        check([_usec(x[0])] + x[1:] == [_usec(y[0])] + y[1:], f"{PKTMON}: {x} vs the golden's {y}")
+    print("  ok 114 frames with eth, ip, icmp; time (us), ip.src, ip.dst, icmp.seq as pktmon's pcapng")
+    n = _pkt_same_layers(env, etl, golden)
+    print(f"  ok {n} frames: every packet layer (-T json) as in the pcapng")
+
+    # the packet's columns, not ETW's (frame references differ: the .etl has other events)
+    cols = ["-e", "_ws.col.Protocol", "-e", "_ws.col.Info"]
+    _, a, _ = env.run([env.args.tshark, "-r", etl, "-Y", "etl.pkt.link_type", "-T", "fields"] + cols)
+    _, b, _ = env.run([env.args.tshark, "-r", golden, "-T", "fields"] + cols)
+    ref = re.compile(r"\((request|reply) in \d+\)")
+    ca = [ref.sub("", l) for l in a.splitlines()]
+    cb = [ref.sub("", l) for l in b.splitlines()]
+    check(ca == cb, f"{PKTMON}: Protocol/Info columns differ from the pcapng's "
+                    f"({next(((x, y) for x, y in zip(ca, cb) if x != y), None)})")
+    print("  ok Protocol and Info columns as the pcapng's")
+
+    # statistics: the same conversations and endpoints (frames; bytes count the ETW record)
+    def table(out):
+        rows = []
+        for l in out.splitlines():
+            m = re.match(r"^(\S+)\s+<->\s+(\S+)\s+(\d+)\s+\S+\s+\S+\s+(\d+)\s+\S+\s+\S+\s+(\d+)", l)
+            if m:
+                rows.append(m.group(1, 2, 3, 4, 5))
+        return rows
+    ca, cb = table(_pkt_stat(env, etl, "conv,ip")), table(_pkt_stat(env, golden, "conv,ip"))
+    check(ca and ca == cb, f"{PKTMON}: IP conversations {ca} vs the pcapng's {cb}")
+
+    def endpoints(out):
+        return sorted(re.findall(r"^(\d+\.\d+\.\d+\.\d+)\s+(\d+)", out, re.M))
+    ea, eb = endpoints(_pkt_stat(env, etl, "endpoints,ip")), endpoints(_pkt_stat(env, golden, "endpoints,ip"))
+    check(ea and ea == eb, f"{PKTMON}: IP endpoints {ea} vs the pcapng's {eb}")
+
+    def phs(out, top):
+        lines = [l for l in out.splitlines() if "frames:" in l]
+        got = []
+        for l in lines:
+            ind = len(l) - len(l.lstrip())
+            name, frames = l.split()[0], re.search(r"frames:(\d+)", l).group(1)
+            got.append((ind, name, frames))
+        base = next(i for i, n, _ in got if n == "eth")
+        return [(i - base, n, f) for i, n, f in got if i >= base and n not in top]
+    pa = phs(_pkt_stat(env, etl, "io,phs"), ("etl", "frame"))
+    pb = phs(_pkt_stat(env, golden, "io,phs"), ("frame",))
+    check(pa and pa == pb, f"{PKTMON}: protocol hierarchy below eth {pa} vs the pcapng's {pb}")
+    print(f"  ok {len(ca)} IP conversations, {len(ea)} endpoints, the protocol hierarchy as the pcapng's")
+
+    # pktmon context: components named from the rundown, each packet once, one packet followed
+    rows, _ = _rows(env, PKTMON, ["frame.number", "etl.pkt.interface_name", "etl.pkt.component_type",
+                                  "etl.pkt.group_id", "etl.pkt.appearance", "etl.pkt.first_appearance",
+                                  "etl.pkt.dir_tag", "frame.protocols"], extra=["-Y", "etl.pkt"])
+    check(len(rows) == 114 and all(r["etl.pkt.interface_name"] for r in rows),
+          f"{PKTMON}: every packet names its component")
+    check(all(r["frame.protocols"].startswith("etl:eth:") for r in rows), f"{PKTMON}: ETW first, then eth")
+    groups = collections.Counter(r["etl.pkt.group_id"] for r in rows)
+    firsts = [r for r in rows if r["etl.pkt.first_appearance"] in ("1", "True")]
+    check(len(firsts) == len(groups), f"{PKTMON}: {len(firsts)} first appearances for {len(groups)} packets")
+    gid, count = groups.most_common(1)[0]
+    _, out, _ = env.run([env.args.tshark, "-r", etl, "-Y", f"etl.pkt.group_id == {gid}", "-T", "fields",
+                         "-e", "etl.pkt.appearance"])
+    check(sorted(int(x) for x in out.split()) == list(range(1, count + 1)),
+          f"{PKTMON}: etl.pkt.group_id == {gid} follows the packet through its {count} appearances ({out.split()})")
+    print(f"  ok {len(groups)} packets at {len(set(r['etl.pkt.interface_name'] for r in rows))} components; "
+          f"etl.pkt.first_appearance selects each once; etl.pkt.group_id follows one")
+
+
+def _pkt_generated(env, preset):
+    path = env.capture(preset + "_gen.etl")
+    subprocess.run([env.args.etlgen, "--preset", preset, "-o", path], check=True, capture_output=True)
+    pcap = env.capture(preset + "_gen.pcapng")
+    p = subprocess.run([env.args.etldump, "--pcapng", pcap, path], capture_output=True)
+    check(p.returncode in (0, 1) and os.path.getsize(pcap) > 0,
+          f"etldump --pcapng {preset}: exit {p.returncode}: {p.stderr.decode()[:300]}")
+    os.chmod(path, 0o644)
+    os.chmod(pcap, 0o644)
+    return path, pcap
+
+
+def test_pktgen(env):
+    """Generated ndiscap (802.3, 802.11 with radio metadata, WWAN raw IPv4/IPv6, three fragments,
+    VMSwitch VLAN, truncated, bad input) and pktmon (two components, drops, 128-byte snaplen,
+    Wi-Fi, raw IP, bad input) traces dissect as the pcapng etldump --pcapng writes of them: every
+    packet layer, frame and captured lengths; the context fields and expert info; the same
+    output in one and two passes."""
+    for tool, what in ((env.args.etlgen, "--etlgen"), (env.args.etldump, "--etldump")):
+        if not tool or not os.path.exists(tool):
+            print(f"SKIP: {what} not given")
+            return SKIP
+    for preset in ("ndiscap", "pktmon"):
+        etl, pcap = _pkt_generated(env, preset)
+        n = _pkt_same_layers(env, etl, pcap)
+        lens = ["-e", "frame.len", "-e", "frame.cap_len"]
+        _, a, _ = env.run([env.args.tshark, "-r", etl, "-Y", "etl.pkt.captured_len > 0 && etl.pkt.link_type != 0xffff",
+                           "-T", "fields", "-e", "etl.pkt.original_len", "-e", "etl.pkt.captured_len"] + lens)
+        _, b, _ = env.run([env.args.tshark, "-r", pcap, "-T", "fields"] + lens)
+        la = [l.split("\t") for l in a.splitlines()]
+        lb = [l.split("\t") for l in b.splitlines()]
+        ok = len(la) == len(lb) and all(
+            x[0] == y[0] and x[1] == y[1] and int(x[2]) - int(x[3]) == int(y[0]) - int(y[1])
+            for x, y in zip(la, lb))
+        check(ok, f"{preset}: lengths (original, captured, wire - captured) {la} vs the pcapng's {lb}")
+        print(f"  ok {preset}: {n} packet frames dissect as the pcapng's; truncated ones as a snaplen cut")
+        cmd = [env.args.tshark, "-r", etl, "-V", "-x"]
+        one, n1, _ = env.run_hash(cmd)
+        two, n2, _ = env.run_hash(cmd[:1] + ["-2"] + cmd[1:])
+        check(one == two, f"{preset}: two-pass output ({n2} bytes) differs from one pass ({n1} bytes)")
+
+    ctx = ["frame.number", "etl.event_id", "etl.pkt.held", "etl.pkt.fragments", "etl.pkt.radio.frequency",
+           "etl.pkt.radio.rssi", "etl.pkt.vlan.id", "etl.pkt.vlan.priority", "etl.pkt.direction",
+           "etl.pkt.interface_id", "etl.pkt.medium", "_ws.expert.message", "frame.protocols", "wlan.fc.protected"]
+    rows, _ = _rows(env, "ndiscap_gen.etl", ctx, extra=["-Y", "etl.pkt"])
+    held = [r for r in rows if r["etl.pkt.held"]]
+    frames = [r for r in rows if not r["etl.pkt.held"]]
+    check(len(held) == 3, f"ndiscap: a 1002 and two leading fragments are held ({len(held)})")
+    check(frames[1]["etl.pkt.radio.frequency"] == "2437" and frames[1]["etl.pkt.radio.rssi"] == "-42"
+          and frames[1]["wlan.fc.protected"] == "0",
+          f"ndiscap: the 802.11 frame carries the radio metadata before it, decrypted ({frames[1]})")
+    check(frames[4]["etl.pkt.fragments"] == "3", f"ndiscap: the joined packet has 3 fragments ({frames[4]})")
+    check(frames[5]["etl.pkt.vlan.id"] == "100" and frames[5]["etl.pkt.vlan.priority"] == "5",
+          f"ndiscap: the VMSwitch frame's VLAN ({frames[5]})")
+    check(frames[2]["etl.pkt.direction"] == "2" and frames[0]["etl.pkt.direction"] == "1",
+          "ndiscap: direction from SendPath/ReceivePath")
+    check(frames[1]["etl.pkt.medium"] == "16", f"ndiscap: the media rundown names the 802.11 interface's medium")
+    bad = [r for r in frames if "Bad packet event" in r["_ws.expert.message"]]
+    check(len(bad) == 3 and all(r["etl.event_id"] == "1001" for r in bad),
+          f"ndiscap: FragmentSize past the payload, PacketEnd without a start, an empty fragment: "
+          f"expert info on the ETW event ({[r['_ws.expert.message'] for r in bad]})")
+    check(bad[0]["frame.protocols"].startswith("etl:eth:") and bad[1]["frame.protocols"].startswith("etl:eth:"),
+          "ndiscap: the bytes that exist are still dissected")
+    print(f"  ok ndiscap: {len(frames)} packets, {len(held)} held events; radio metadata, fragments, VLAN, "
+          "direction, media rundown; bad input as expert info")
+
+    rows, _ = _rows(env, "pktmon_gen.etl", ["frame.number", "etl.pkt.interface_name", "etl.pkt.drop",
+                                            "etl.pkt.drop_reason", "etl.pkt.drop_reason_name",
+                                            "_ws.expert.message", "frame.protocols"], extra=["-Y", "etl.pkt"])
+    drops = [r for r in rows if r["etl.pkt.drop"] in ("1", "True")]
+    check(len(drops) == 2 and all(r["etl.pkt.drop_reason_name"] and
+                                  f"Packet dropped: {r['etl.pkt.drop_reason_name']}" in r["_ws.expert.message"]
+                                  for r in drops),
+          f"pktmon: drops with their reason names as expert info ({drops})")
+    check([r["etl.pkt.interface_name"] for r in rows[:2]] == ["netvsc.sys", "tcpip.sys"],
+          "pktmon: components named from the rundown at the trace's end")
+    bad = [r for r in rows if "Bad packet event" in r["_ws.expert.message"]]
+    check(len(bad) == 2 and bad[0]["frame.protocols"] == "etl" and bad[1]["frame.protocols"].startswith("etl:raw:ip"),
+          f"pktmon: unknown PacketType and LoggedPayloadSize past the event as expert info, the bytes there dissected ({bad})")
+    print(f"  ok pktmon: {len(rows)} packet events, {len(drops)} drops named, bad input as expert info")
+
 
 TESTS = {
+    "packets": test_packets,
+    "pktgen": test_pktgen,
     "open": test_open,
     "empty": test_empty,
     "formats": test_formats,
@@ -2174,6 +2427,7 @@ def main():
     ap.add_argument("--goldens", help="TraceEvent golden decodes (default: goldens/ beside --captures)")
     ap.add_argument("--tlclash-gen", help="built tests/plugin/tlclash_gen (tests tlclash, tlstore)")
     ap.add_argument("--etldump", help="built etldump (manifest tests mf*: the oracle)")
+    ap.add_argument("--etlgen", help="built tests/etlgen/etlgen (pktgen: generated packet captures)")
     ap.add_argument("--manifests", help="instrumentation manifests (default: manifests/ beside --captures)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("tests", nargs="+", choices=sorted(TESTS) + ["all"])

@@ -1,0 +1,178 @@
+/* etl_event_prefs.c - the preferences of the event data, the registry's reports, and the
+ * decoding session of the open capture file with its prescan client (etl_event_internal.h).
+ *
+ * etlshark SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include "compat.h"
+
+#include <string.h>
+
+#include <epan/epan.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+
+#include "prescan.h"
+
+#include "etl_event_data.h"
+#include "etl_event_internal.h"
+#include "etl_prescan.h"
+
+/* The decoding session for the open capture file (resolve.h): its schema cache (a hit
+ * allocates nothing), registry and remembered provider names. */
+static etl_decoder *etls_decoder;
+
+/* The session's schema registry (registry.h): the manifest files of the search path (preference etl.manifest_path, then
+ * $ETLSHARK_MANIFEST_PATH), then the EventSource manifests and carried schemas of the file,
+ * collected by the prescan of the file before its first frame is dissected (etl_prescan.h). */
+static etl_registry *etls_schemas;
+/* The preference etl.manifest_path (':'-separated manifest files and folders). */
+static const char *etls_pref_manifest_path_value = "";
+/* No file to prescan (a pipe, a compressed file, a frame from elsewhere): the first pass
+ * feeds schema-carrying records to the registry as they come instead, so events before their
+ * schema decode on redissection only. */
+static bool etls_observe;
+/* Registry messages already reported (each manifest problem once per process, not per file). */
+static GHashTable *etls_reported;
+#define ETLS_REPORTED_MAX 1000u
+const char *
+etls_pref_manifest_path(void)
+{
+    return etls_pref_manifest_path_value != NULL ? etls_pref_manifest_path_value : "";
+}
+
+etl_decoder *
+etls_event_decoder(void)
+{
+    return etls_decoder;
+}
+
+/* The registry's messages (a manifest that does not parse: "file:line: reason"; two files
+ * disagreeing about an event; a refused schema record), once each per process: the manifests
+ * are read again for every capture file. */
+void
+etls_schemas_report(void *ctx _U_, etl_registry_severity severity, const char *message)
+{
+    if (severity == ETL_REGISTRY_INFO)
+        return;
+    if (etls_reported == NULL)
+        etls_reported = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    if (g_hash_table_contains(etls_reported, message))
+        return;
+    if (g_hash_table_size(etls_reported) < ETLS_REPORTED_MAX)
+        g_hash_table_add(etls_reported, g_strdup(message));
+    ws_warning("etlshark: %s%s", severity == ETL_REGISTRY_ERROR ? "manifest error: " : "",
+               message);
+}
+
+/* The search path in precedence order: the preference, then the environment. */
+void
+etls_add_manifest_paths(etl_registry *s)
+{
+    const char *env = etl_registry_env_path();
+
+    if (etls_pref_manifest_path()[0] != '\0')
+        etl_registry_add_path(s, etls_pref_manifest_path());
+    if (env != NULL && env[0] != '\0')
+        etl_registry_add_path(s, env);
+}
+
+static void
+etls_prefs_apply(void)
+{
+    etls_register_manifest_fields();
+}
+
+etl_registry *
+etls_event_data_schemas(void)
+{
+    return etls_schemas;
+}
+
+/* The prescan's client (etl_prescan.h): the schemas the capture file carries (MetaData
+ * records, EventSource manifest chunks) go to the registry before the first lookup. */
+static bool
+etls_schemas_observer(etl_observer *out)
+{
+    if (etls_schemas == NULL)
+        return false;
+    *out = etl_registry_observer(etls_schemas);
+    return true;
+}
+
+static void
+etls_schemas_stream(void)
+{
+    etls_observe = true;
+}
+
+static const etls_prescan_client etls_schemas_client = { etls_schemas_observer, etls_schemas_stream };
+
+void
+etls_event_data_record(packet_info *pinfo, const etl_record *rec)
+{
+    if (etls_schemas == NULL)
+        return;
+    etls_prescan_once(pinfo);
+    if (etls_observe && !PINFO_FD_VISITED(pinfo)) {
+        etl_error err;
+
+        memset(&err, 0, sizeof err);
+        etl_registry_observe(etls_schemas, rec, &err);
+    }
+}
+
+static void
+etls_event_data_init(void)
+{
+    etls_decoder = etl_decoder_new(etls_schemas_report, NULL);
+    if (etls_decoder == NULL)
+        ws_warning("etlshark: out of memory for the schema cache; event fields are not "
+                   "decoded");
+    etls_steps_open();
+    /* Manifest files first (they take precedence), then, at the first frame, the file's own. */
+    etls_schemas = etl_decoder_registry(etls_decoder);
+    if (etls_schemas != NULL)
+        etls_add_manifest_paths(etls_schemas);
+    etls_observe = false;
+}
+
+static void
+etls_event_data_cleanup(void)
+{
+    etls_steps_close();
+    etl_decoder_free(etls_decoder);
+    etls_decoder = NULL;
+    etls_schemas = NULL;
+    etls_fields_save(true);
+}
+
+static void
+etls_event_data_shutdown(void)
+{
+    etls_fields_shutdown();
+    if (etls_reported != NULL) {
+        g_hash_table_destroy(etls_reported);
+        etls_reported = NULL;
+    }
+    etls_register_shutdown();
+}
+
+void
+etls_event_prefs_register(int proto)
+{
+    module_t *prefs;
+
+    register_init_routine(etls_event_data_init);
+    register_cleanup_routine(etls_event_data_cleanup);
+    register_shutdown_routine(etls_event_data_shutdown);
+    etls_prescan_register(&etls_schemas_client);
+
+    prefs = prefs_register_protocol(proto, etls_prefs_apply);
+    prefs_register_string_preference(prefs, "manifest_path", "Manifest search path",
+        "Instrumentation manifests (.man/.xml) of manifest-based providers: a list of manifest "
+        "files and folders (a folder's *.man and *.xml files are read) separated by '"
+        G_SEARCHPATH_SEPARATOR_S "'.  Searched before $" ETL_REGISTRY_ENV ", and before the "
+        "EventSource manifests and schemas a trace carries.  The typed etl.data.<name> fields "
+        "of every event they describe are registered at start-up.",
+        &etls_pref_manifest_path_value);
+}
