@@ -126,7 +126,7 @@ say "downloading $pkg=$version source package"
     cat "$work/apt-source.log" >&2
     say "versions of $pkg these entries offer: $(apt-cache "$@" showsrc "$pkg" 2>/dev/null |
         sed -n 's/^Version: //p' | tr '\n' ' ')"
-    die "apt-get source --download-only $pkg=$version failed"
+    die "apt-get source --download-only $pkg=$version failed: $(grep '^E:' "$work/apt-source.log" | head -n 1 | cut -c4-)"
 }
 
 dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n 1)

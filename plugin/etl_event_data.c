@@ -122,7 +122,8 @@ etls_utf8(wmem_allocator_t *pool, const char *s, size_t n)
 }
 
 /* s[0..n) fit for one line of a label or column: control characters escaped, and cut (at a
- * character boundary, marked with an ellipsis) after `max` bytes. */
+ * character boundary, marked with ASCII "..." - U+2026 is mangled by Wireshark 4.0's CSV
+ * export) after `max` bytes. */
 static const char *
 etls_one_line(wmem_allocator_t *pool, const char *s, size_t n, size_t max)
 {
@@ -132,7 +133,7 @@ etls_one_line(wmem_allocator_t *pool, const char *s, size_t n, size_t max)
         unsigned char c = (unsigned char)s[i];
 
         if (wmem_strbuf_get_len(b) >= max && (c & 0xC0) != 0x80) {
-            wmem_strbuf_append(b, "\xE2\x80\xA6");
+            wmem_strbuf_append(b, "...");
             break;
         }
         if (c == '\n')
@@ -273,7 +274,7 @@ etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, bool refused,
         wmem_strbuf_append_printf(w->sum->fields, "=%s",
                                   etls_one_line(pool, text, text_len, ETLS_INFO_VALUE_MAX));
     } else if (w->info_fields == ETLS_INFO_FIELDS) {
-        wmem_strbuf_append(w->sum->fields, ", \xE2\x80\xA6");
+        wmem_strbuf_append(w->sum->fields, ", ...");
     }
     w->info_fields++;
 }

@@ -11,8 +11,10 @@
  *   - the decoder reads through an etl_io whose read_at seeks and reads wth->fh (and
  *     wth->random_fh for seek_read); input without random access or known size (standard
  *     input, compressed files) is read into memory first, within ETLS_MAX_MEMORY_TRACE;
- *   - the frame's offset is the decoder's opaque record position, so seek_read re-reads the
- *     record with etl_reader_read_at and produces the same bytes;
+ *   - the frame's offset is the record's file offset (etls_frame_offset), so Wireshark's
+ *     length and offsets are those of the file; a table maps it back to the decoder's opaque
+ *     record position, with which seek_read re-reads the record (etl_reader_read_at) and
+ *     produces the same bytes;
  *   - damage reports queued by the decoder are attached to the next frame (kept per position
  *     so a re-read frame carries them too); reports left after the last record end the read
  *     with WTAP_ERR_BAD_FILE and their text, after every readable record was delivered.
@@ -26,6 +28,7 @@
 #include "etl.h"
 #include "etl_format.h"
 #include "etl_frame.h"
+#include "etl_capinfo.h"
 #include "etl_packet_len.h"
 #include "etl_wiretap_dump.h"
 
@@ -83,6 +86,9 @@ typedef struct etls_file {
     uint8_t session_pointer_size;
     uint8_t clock_type;
     GHashTable *notes_by_position; /* gint64 position -> etls_notes, only frames with notes */
+    GHashTable *position_by_offset; /* etls_offset_entry (frame offset -> record position) */
+    uint64_t file_size;
+    uint64_t offsets_past_end;     /* frame offsets handed out past the file's end */
     GByteArray *frame;             /* scratch: the frame being built */
     GByteArray *memory;            /* the whole trace, when read from a pipe or compressed file */
 } etls_file;
@@ -303,6 +309,43 @@ etls_fill_rec(wtap *wth, etls_file *f, const etl_record *er, const etls_notes *r
     return ETLS_TRUE;
 }
 
+/* ---- frame offsets ------------------------------------------------------------------------ */
+
+/* A frame offset and the record position it stands for (the key is the first member, so the
+ * entry is its own g_int64_hash key). */
+typedef struct etls_offset_entry {
+    gint64 offset;
+    uint64_t position;
+} etls_offset_entry;
+
+/* The offset Wireshark gets for a record: where its bytes are in the file.  A record of a
+ * plain buffer is at buffer + record offset.  A compressed buffer's records have no file
+ * offset of their own (they are in the compressed stream): they get the buffer's offset plus
+ * their index in eighths of the decompressed buffer, which stays within the buffer for any
+ * sensible compression; an offset already taken (a record of another buffer has it) is replaced
+ * by one past the file's end, so every frame's offset is unique. */
+static int64_t
+etls_frame_offset(etls_file *f, const etl_record *er)
+{
+    etls_offset_entry *e, *old;
+    gint64 off;
+
+    if ((er->buffer_flags & ETL_BF_COMPRESSED) != 0)
+        off = (gint64)(er->buffer_offset + (er->record_offset >> 3));
+    else
+        off = (gint64)(er->buffer_offset + er->record_offset);
+    old = (etls_offset_entry *)g_hash_table_lookup(f->position_by_offset, &off);
+    if (old != NULL && old->position == er->position)
+        return old->offset;
+    if (old != NULL)
+        off = (gint64)(f->file_size + f->offsets_past_end++);
+    e = g_new(etls_offset_entry, 1);
+    e->offset = off;
+    e->position = er->position;
+    g_hash_table_add(f->position_by_offset, e);
+    return off;
+}
+
 /* ---- wiretap callbacks -------------------------------------------------------------------- */
 
 static etls_bool
@@ -348,7 +391,7 @@ etls_read(ETLS_READ_ARGS)
     }
 
     notes = etls_drain_problems(f->reader);
-    *data_offset = (int64_t)er.position;
+    *data_offset = etls_frame_offset(f, &er);
     if (!etls_fill_rec(wth, f, &er, notes, rec, ETLS_REC_BUF, err, err_info)) {
         etls_notes_free(notes);
         return ETLS_FALSE;
@@ -369,10 +412,19 @@ etls_seek_read(ETLS_SEEK_READ_ARGS)
     etl_record er;
     etl_error e;
     etl_status st;
-    gint64 key = seek_off;
+    gint64 off = seek_off;
+    const etls_offset_entry *oe =
+        (const etls_offset_entry *)g_hash_table_lookup(f->position_by_offset, &off);
+    gint64 key;
 
+    if (oe == NULL) {
+        *err = WTAP_ERR_BAD_FILE;
+        *err_info = g_strdup_printf("etl: no record was read at offset %" PRId64, seek_off);
+        return ETLS_FALSE;
+    }
+    key = (gint64)oe->position;
     memset(&e, 0, sizeof e);
-    st = etl_reader_read_at(f->reader, (uint64_t)seek_off, &er, &e);
+    st = etl_reader_read_at(f->reader, oe->position, &er, &e);
     if (st != ETL_OK) {
         if (st == ETL_END)
             st = ETL_ERR_NOT_FOUND;
@@ -404,6 +456,9 @@ etls_file_release(etls_file *f)
     if (f->notes_by_position != NULL)
         g_hash_table_destroy(f->notes_by_position);
     f->notes_by_position = NULL;
+    if (f->position_by_offset != NULL)
+        g_hash_table_destroy(f->position_by_offset);
+    f->position_by_offset = NULL;
     if (f->frame != NULL)
         g_byte_array_free(f->frame, TRUE);
     f->frame = NULL;
@@ -517,6 +572,7 @@ etls_open(wtap *wth, int *err, char **err_info)
             g_free(f);
             return WTAP_OPEN_ERROR;
         }
+        f->file_size = f->memory->len;
         st = etl_reader_open_memory(f->memory->data, f->memory->len, NULL, &f->reader, &e);
     } else {
         size = wtap_file_size(wth, err);
@@ -524,6 +580,7 @@ etls_open(wtap *wth, int *err, char **err_info)
             g_free(f);
             return WTAP_OPEN_ERROR;
         }
+        f->file_size = (uint64_t)size;
         st = etl_reader_open_io(&etls_io_ops, &f->seq, (uint64_t)size, NULL, &f->reader, &e);
     }
     if (st != ETL_OK) {
@@ -551,6 +608,7 @@ etls_open(wtap *wth, int *err, char **err_info)
         f->clock_type = (uint8_t)lf->clock_type;
     f->notes_by_position = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                                  etls_notes_free);
+    f->position_by_offset = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     f->frame = g_byte_array_new();
 
     wth->priv = f;
@@ -574,6 +632,7 @@ etls_open(wtap *wth, int *err, char **err_info)
         wtap_block_add_string_option(idb, OPT_IDB_DESCRIPTION, desc, strlen(desc));
         g_free(desc);
     }
+    etls_capture_properties(wth, lf);
 
     return WTAP_OPEN_MINE;
 }

@@ -11,10 +11,10 @@
  * file order with its buffer breaks.  So a written subset decodes as it did in the whole trace,
  * with no path back to it, and exporting every frame gives the same records again.
  *
- * Not done: frames of several traces (mergecap of two .etl files) - that needs their clocks,
- * timer frequencies and pointer sizes converted to one output's, which this writer does not do:
- * it refuses with a message instead of writing a wrong file.  Frames whose trace is not
- * readable any more (a pcapng of etlshark frames whose .etl moved) are refused the same way. */
+ * Frames of several traces (mergecap of .etl files) are merged by etl_merge (etl_relog.h): one
+ * timeline by UTC time on a system-time clock, every record's timestamps converted from its own
+ * trace's clock, each trace's frames with their own context.  Frames whose trace is not readable
+ * any more (a pcapng of etlshark frames whose .etl moved) are refused with a message. */
 
 #define ETLS_WIRETAP_MODULE
 #include "compat.h"
@@ -29,8 +29,8 @@
 
 typedef struct etls_dump {
     GPtrArray *traces;     /* trace path per interface id (NULL: the interface names none) */
-    GHashTable *positions; /* gint64 positions of the frames written */
-    const char *trace;     /* the one trace the frames come from */
+    GHashTable *positions; /* trace path -> GHashTable of the gint64 positions written */
+    GPtrArray *order;      /* the traces frames came from, first seen first (not owned) */
     int64_t pos;           /* output write position */
 } etls_dump;
 
@@ -95,25 +95,25 @@ static etls_bool etls_dump_write(ETLS_DUMP_WRITE_ARGS)
         trace = g_ptr_array_index(d->traces, 0);
     if (trace == NULL)
         return refuse(err, err_info, "etl: the capture does not name the .etl trace its frames were read from");
-    if (d->trace == NULL)
-        d->trace = trace;
-    else if (strcmp(d->trace, trace) != 0)
-        return refuse(err, err_info,
-                      "etl: these frames come from several traces; writing them as one .etl (converting their "
-                      "clocks) is not supported yet");
+    GHashTable *set = g_hash_table_lookup(d->positions, trace);
+    if (set == NULL) {
+        set = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+        g_hash_table_insert(d->positions, (gpointer)trace, set);
+        g_ptr_array_add(d->order, (gpointer)trace);
+    }
     gint64 *key = g_new(gint64, 1);
     *key = (gint64)position;
-    g_hash_table_add(d->positions, key);
+    g_hash_table_add(set, key);
     return ETLS_TRUE;
 }
 
 static bool selected(void *ctx, const etl_record *rec, uint64_t number, const struct etl_proc_info *proc)
 {
-    const etls_dump *d = ctx;
+    GHashTable *set = ctx;
     gint64 key = (gint64)rec->position;
     (void)number;
     (void)proc;
-    return g_hash_table_contains(d->positions, &key);
+    return g_hash_table_contains(set, &key);
 }
 
 /* The decoder's writer appends, and rewrites the HEADER buffer at 0 on close. */
@@ -138,11 +138,11 @@ static int sink_write(void *ctx, uint64_t off, const void *data, size_t len)
 /* wtap_dump_close frees priv itself (g_free): the tables go here. */
 static void etls_dump_free_tables(etls_dump *d)
 {
-    g_ptr_array_free(d->traces, TRUE);
     g_hash_table_destroy(d->positions);
-    d->traces = NULL;
+    g_ptr_array_free(d->order, TRUE);
+    g_ptr_array_free(d->traces, TRUE);
+    d->traces = d->order = NULL;
     d->positions = NULL;
-    d->trace = NULL;
 }
 
 static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, char **err_info);
@@ -158,14 +158,30 @@ static etls_bool etls_dump_finish_tables(wtap_dumper *wdh, int *err, char **err_
 {
     etls_dump *d = wdh->priv;
     *err = 0;
-    if (d->trace == NULL)
+    if (d->order->len == 0)
         return refuse(err, err_info, "etl: no frame to write (an .etl needs at least its trace's logfile header)");
-    etl_relog_options opt = { .select = selected, .select_ctx = d };
     etl_relog_stats st;
     etl_error e;
-    if (etl_relog(d->trace, (etl_write_sink){ sink_write, wdh }, &opt, &st, &e) != ETL_OK) {
+    etl_status rc;
+    const char *what = g_ptr_array_index(d->order, 0);
+    if (d->order->len == 1) {
+        etl_relog_options opt = { .select = selected, .select_ctx = g_hash_table_lookup(d->positions, what) };
+        rc = etl_relog(what, (etl_write_sink){ sink_write, wdh }, &opt, &st, &e);
+    } else {
+        /* several traces (mergecap): one timeline, each trace's frames with their own context */
+        etl_merge_input *in = g_new0(etl_merge_input, d->order->len);
+        for (guint i = 0; i < d->order->len; i++) {
+            in[i].path = g_ptr_array_index(d->order, i);
+            in[i].select = selected;
+            in[i].select_ctx = g_hash_table_lookup(d->positions, in[i].path);
+        }
+        rc = etl_merge(in, d->order->len, (etl_write_sink){ sink_write, wdh }, NULL, NULL, &st, &e);
+        what = "merging traces";
+        g_free(in);
+    }
+    if (rc != ETL_OK) {
         *err = e.code == ETL_ERR_IO ? WTAP_ERR_CANT_WRITE : WTAP_ERR_INTERNAL;
-        *err_info = g_strdup_printf("etl: %s: %s", d->trace, e.message);
+        *err_info = g_strdup_printf("etl: %s: %s", what, e.message);
         return ETLS_FALSE;
     }
     return ETLS_TRUE;
@@ -176,7 +192,8 @@ etls_dump_open_ret etls_dump_open(wtap_dumper *wdh, int *err, char **err_info)
     (void)err_info;
     etls_dump *d = g_new0(etls_dump, 1); /* wtap_dump_close frees priv */
     d->traces = g_ptr_array_new_with_free_func(g_free);
-    d->positions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    d->positions = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_hash_table_destroy);
+    d->order = g_ptr_array_new();
     if (wdh->interface_data != NULL)
         for (guint i = 0; i < wdh->interface_data->len; i++)
             g_ptr_array_add(d->traces, trace_of_idb(g_array_index(wdh->interface_data, wtap_block_t, i)));

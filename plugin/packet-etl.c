@@ -28,6 +28,7 @@
 #include "etl_frame.h"
 #include "etl_packet_dissect.h"
 #include "etl_process.h"
+#include "etl_views.h"
 #include "etl_wsconv.h"
 
 #ifndef PLUGIN_VERSION
@@ -895,7 +896,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
      * capture as fast as reading its pcapng (bench/pktshark.py).  (A packet event's provider is
      * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
     memset(&sum, 0, sizeof sum);
-    if (tree != NULL || !pkt_columns)
+    if (tree != NULL || !pkt_columns || etls_views_listened())
         etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
@@ -912,6 +913,11 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     dissect_etl_context(tvb, etl_tree, &t);
     if (!pkt_columns)
         etls_set_info(pinfo, &rec, &lf, &t, &sum);
+    /* Source/Destination (process -> provider) and the statistics' tap; before the packet
+     * dissectors, whose addresses then win on a packet frame. */
+    etls_views_record(tvb, pinfo, etl_tree, &rec, &sum, t.note_count,
+                      (t.buffer_flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST)) &&
+                          t.record_offset == ETL_BUFFER_HEADER_SIZE);
     /* Last: a packet event's frame goes to its link type's dissector, whose columns win. */
     etls_packet_dissect(tvb, pinfo, tree, etl_tree, &rec);
     return tvb_captured_length(tvb);
@@ -1221,6 +1227,7 @@ proto_register_etl(void)
     etls_packet_register(proto_etl, expert_etl);
 
     etl_handle = register_dissector("etl", dissect_etl, proto_etl);
+    etls_views_register(proto_etl);
 }
 
 void

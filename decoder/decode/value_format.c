@@ -1038,8 +1038,10 @@ size_t etl_value_text(const etl_value *v, char *out, size_t cap)
         sb_put(&b, v->str, v->str_len);
         break;
     case ETL_VALUE_GUID: {
-        char g[ETL_GUID_BRACED_STR_SIZE];
-        etl_format_guid_braced(&v->v.guid, g);
+        /* The one GUID form of every output (JSON, labels, etl.kv, messages): lower case
+         * without braces, as etl_format_guid writes provider ids and Wireshark shows FT_GUID. */
+        char g[ETL_GUID_STR_SIZE];
+        etl_format_guid(&v->v.guid, g);
         sb_str(&b, g);
         break;
     }

@@ -67,6 +67,27 @@ typedef struct etl_relog_stats {
 etl_status etl_relog(const char *in_path, etl_write_sink sink, const etl_relog_options *opt,
                      etl_relog_stats *stats, etl_error *err);
 
+/* Merge several traces into one .etl (mergecap -F etl): one timeline ordered by UTC time.
+ * Each input's selection (select may be NULL: every record) gets its own context (keep.h).  The
+ * output's clock is system time (ReservedFlags 2, PerfFreq 10^7): every record's header
+ * timestamp (and a StackWalk's EventTimeStamp, which names its event) is rewritten as the FILETIME
+ * its own trace's clock gives, so traces of different clocks and timer frequencies share one
+ * timeline, as the relogger converts them.  Records keep their header kinds, so a 32-bit trace's
+ * events keep their 32-bit layout.  The logfile header is the first input's with the clock
+ * changed, StartTime the earliest, EndTime the latest, BufferSize, PointerSize and
+ * NumberOfProcessors the largest of the inputs; the other inputs' logfile header records are
+ * written as ordinary records at their time.  Not converted: process ids (two machines' pid 4
+ * are one process id in the output; a name is looked up by id and time) and WPP/unknown records
+ * of a 32-bit trace merged behind a 64-bit one (framed with the output's pointer size). */
+typedef struct etl_merge_input {
+    const char *path;
+    etl_relog_select_fn select;
+    void *select_ctx;
+} etl_merge_input;
+etl_status etl_merge(const etl_merge_input *in, size_t n, etl_write_sink sink,
+                     etl_relog_report_fn report, void *report_ctx, etl_relog_stats *stats,
+                     etl_error *err);
+
 /* The same on a trace held in memory (`data` valid until it returns). */
 etl_status etl_relog_memory(const uint8_t *data, size_t size, etl_write_sink sink,
                             const etl_relog_options *opt, etl_relog_stats *stats, etl_error *err);

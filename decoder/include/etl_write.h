@@ -119,6 +119,13 @@ etl_status etl_writer_add(etl_writer *w, unsigned cpu, const uint8_t *record, si
  * through a reader's bounded merge window. */
 etl_status etl_writer_flush_cpu(etl_writer *w, unsigned cpu, int64_t ts, etl_error *err);
 
+/* Would a record of `len` bytes go into the open buffer of `cpu` without writing it out first? */
+bool etl_writer_fits(const etl_writer *w, unsigned cpu, size_t len);
+/* Write out every open buffer now (CPU order), stamped `ts`: a writer merging several traces in
+ * time order does this whenever one buffer fills, so no buffer holding old records lands late in
+ * the file (beyond a reader's merge window). */
+etl_status etl_writer_flush_all(etl_writer *w, int64_t ts, etl_error *err);
+
 /* Flush every open buffer (CPU order) and rewrite the HEADER buffer with the final logfile
  * facts.  `final` may be NULL. */
 etl_status etl_writer_close(etl_writer *w, const etl_write_final *final, etl_error *err);

@@ -246,6 +246,31 @@ etl_status etl_writer_flush_cpu(etl_writer *w, unsigned cpu, int64_t ts, etl_err
     return flush_buffer(w, cpu, ts, false, err);
 }
 
+bool etl_writer_fits(const etl_writer *w, unsigned cpu, size_t len)
+{
+    if (w == NULL || cpu >= w->cfg.max_cpus)
+        return false;
+    const cpu_buffer *b = &w->cpus[cpu];
+    uint32_t used = b->data ? b->used : ETL_BUFFER_HEADER_SIZE;
+    return ((len + 7) & ~(size_t)7) <= w->cfg.buffer_size - used;
+}
+
+etl_status etl_writer_flush_all(etl_writer *w, int64_t ts, etl_error *err)
+{
+    if (w == NULL)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no writer");
+    if (!usable(w, err))
+        return status_of(w);
+    if (ts > w->now)
+        w->now = ts;
+    for (uint32_t cpu = 0; cpu < w->cfg.max_cpus; cpu++) {
+        etl_status st = flush_buffer(w, cpu, ts, false, err);
+        if (st != ETL_OK)
+            return st;
+    }
+    return ETL_OK;
+}
+
 /* ---- the HEADER buffer ---------------------------------------------------------------------- */
 
 static etl_status check_header_record(const etl_write_config *cfg, const uint8_t *rec, size_t len,

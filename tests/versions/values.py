@@ -74,11 +74,13 @@ def dump(args):
             h = hashlib.sha256()
             frames = values = 0
             first = []
+            frame_digests = []
             try:
                 for _, pk in ET.iterparse(p.stdout, events=("end",)):
                     if pk.tag != "packet":
                         continue
                     frames += 1
+                    fh = hashlib.sha256()
                     for proto in pk.findall("proto"):
                         if proto.get("name") != "etl":
                             continue
@@ -89,9 +91,12 @@ def dump(args):
                             show = as_wireshark_40(["-T", "pdml"], fe.get("show") or "")
                             line = f"{frames}:{n}={show}\n"
                             h.update(line.encode("utf-8"))
+                            fh.update(line.encode("utf-8"))
                             values += 1
                             if len(first) < 4000:
                                 first.append(line.rstrip("\n"))
+                    # 8 hex digits per frame: enough to name the first frame that differs.
+                    frame_digests.append(fh.hexdigest()[:8])
                     pk.clear()
             except ET.ParseError as e:
                 # No PDML at all is what a refused file gives (its exit status is compared).
@@ -107,7 +112,8 @@ def dump(args):
             # A capture tshark refuses (the empty one) must be refused everywhere: the exit
             # status is compared, the wording of the message is not.
             result[name] = {"frames": frames, "values": values, "sha256": h.hexdigest(),
-                            "rc": rc, "stderr": err[:300], "first": first}
+                            "rc": rc, "stderr": err[:300], "first": first,
+                            "frame_digests": "".join(frame_digests)}
         ver = subprocess.run(["tshark", "--version"], capture_output=True, text=True, env=env, **kw)
         out = {"tshark": ver.stdout.splitlines()[0] if ver.stdout else "?", "captures": result}
         with open(args.out, "w", encoding="utf-8") as f:
@@ -144,8 +150,12 @@ def compare(args):
                   + (f" (tshark exits {g['rc']} in both)" if g["rc"] else ""))
             continue
         diffs += 1
-        where = next((f"{a!r} vs {b!r}" for a, b in zip(r["first"], g["first"]) if a != b),
-                     "beyond the first values kept")
+        where = next((f"{a!r} vs {b!r}" for a, b in zip(r["first"], g["first"]) if a != b), None)
+        if where is None:
+            rd, gd = r.get("frame_digests", ""), g.get("frame_digests", "")
+            frame = next((i // 8 + 1 for i in range(0, min(len(rd), len(gd)), 8)
+                          if rd[i:i + 8] != gd[i:i + 8]), None)
+            where = f"frame {frame} (its etl.* values)" if frame else "beyond the first values kept"
         print(f"  FAIL {name}: {r['frames']}/{r['values']} frames/values (exit {r['rc']}) in "
               f"{ref['tshark']}, {g['frames']}/{g['values']} (exit {g['rc']}) in {got['tshark']}; "
               f"first difference: {where}")
