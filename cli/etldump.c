@@ -369,6 +369,10 @@ typedef struct decode_ctx {
 
 static char message_text[65536];
 
+/* Where etldump's manifest path is set: added to the decoder's one "no schema" wording
+ * (resolve.h: the error of ETL_RESOLVE_SCHEMA_MISSING) in the JSON hint and on stderr. */
+#define MISSING_WHERE " (--manifest-path or " ETL_REGISTRY_ENV ")"
+
 /* "no schema" on stderr once per key (and once in all past the bound). */
 static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
 {
@@ -386,7 +390,7 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
     d->missing[d->missing_count].id = r->event_id;
     d->missing[d->missing_count].version = r->version;
     d->missing_count++;
-    fprintf(stderr, "etldump: %s (--manifest-path or %s)\n", why, ETL_REGISTRY_ENV);
+    fprintf(stderr, "etldump: %s" MISSING_WHERE "\n", why);
 }
 
 static void key_name(json_out *j, const char *key, const char *name)
@@ -410,7 +414,9 @@ static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r
     json_key(j, "version");
     json_u64(j, r->version);
     json_key(j, "hint");
-    json_string(j, "add the provider's manifest with --manifest-path or " ETL_REGISTRY_ENV);
+    char hint[sizeof res->error.message + sizeof MISSING_WHERE];
+    snprintf(hint, sizeof hint, "%s%s", res->error.message, MISSING_WHERE);
+    json_string(j, hint);
     json_end_object(j);
     report_missing(d, r, res->error.message);
 }
