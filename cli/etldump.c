@@ -1,9 +1,10 @@
 /* etldump - print every record of an .etl file as JSON Lines, or a summary of the file.
  *
- *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH] FILE
+ *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH]... FILE
  *   etldump --summary FILE
  *   etldump --verify-positions FILE   (re-read every record by its position and compare)
  *   etldump --write OUT.etl [SELECTION] FILE   (write_out.c: the selection as a new .etl)
+ *   etldump --pcapng OUT [--first-appearance] FILE   (pcapng_out.c: the packets as pcapng)
  *
  * Exit status: 0 when everything was read; 1 when the file was read with damage (all that is
  * readable is still printed, each problem on stderr with its file offset); 2 when the input is
@@ -14,80 +15,18 @@
  * Schemas.  TraceLogging events describe themselves.  Manifest-based events (EVENT_HEADER records
  * without TraceLogging metadata) find theirs in the schema registry (registry.h), from, in this
  * precedence: manifest files on the search path; EventSource manifests in the trace; schemas the
- * trace carries (KernelTraceControl MetaData).  The search path is every --manifest-path PATH
+ * trace carries (KernelTraceControl MetaData); the built-in pktmon and netsh layouts.  The search path is every --manifest-path PATH
  * (in the order given), then $ETLSHARK_MANIFEST_PATH; each is a ':'-separated list of manifest
  * files and folders (a folder's *.man and *.xml files are read in name order).  A manifest that
  * does not parse is reported on stderr with its file and line, and the others still load.
  * Before decoding, etldump reads the trace once to collect the schemas it carries (MetaData
  * records, EventSource manifest chunks), so every event decodes whatever its position.
  *
- * Process context.  The same pre-pass collects the kernel's process and thread events
- * (procs.h), and every record gets, after "tid":
- *   "process_id"     the process the record belongs to, when it is not the header's "pid": taken
- *                    from the thread (headers without a pid - PERFINFO: Sample, DiskIO
- *                    completions, ... - through the payload's thread id and the thread's
- *                    process at the record's time), or from the payload (StackWalk
- *                    StackProcess, TcpIp PID; Process, Thread, Image and SystemConfig Services
- *                    events name their subject process: Process/Start is the new process's);
- *   "process_name"   that process's image file name as the kernel logged it ("svchost.exe"),
- *                    from its Start or rundown event - rundowns at the end of the trace name
- *                    processes from its start - and per lifetime when an id is reused; "Idle"
- *                    and "System" for ids 0 and 4 when no event names them.  Absent when
- *                    unknown.
- * Stack walks.  Kernel StackWalk events (Stack, StackKeyKernel, StackKeyUser) get
- *   "stack_of"       the "position" of the event whose stack they carry: the event with the
- *                    walk's EventTimeStamp and StackThread among the last 16384 classic records
- *                    (ETL_STACK_LINKS_DEFAULT_CAPACITY; stack_links.h); absent when that event
- *                    is older or not in the trace.
- *
- * Decoded fields.  EVENT_HEADER records get, after "ext" (and "problem"):
- *   "provider_name"  TraceLogging: the provider name from the record's PROV_TRAITS, or the one
- *                    last seen in PROV_TRAITS for the same provider GUID (so a provider's events
- *                    without traits are named once any event of it has been read); manifest
- *                    events: the manifest's provider name;
- *   "event_name"     TraceLogging events: the name in EVENT_SCHEMA_TL; manifest events: the name
- *                    Windows tools show - the event's own name where its schema has one, else
- *                    "Task/Opcode" from the display names TDH returns, the opcode left out when
- *                    it is 0 or Info (mf_schema.h); EventSource manifest chunks: "ManifestData";
- *   "task_name", "opcode_name", "level_name", "channel_name", "keywords_name"
- *                    manifest events: the display names of the event's task, opcode, level,
- *                    channel and keywords (keywords " | "-joined), when the manifest has them;
- *   "message"        manifest events with a message string: the message with its %1-style
- *                    inserts replaced by field values (message.h);
- *   "schema_version" manifest events decoded with a lower version's definition because no
- *                    source defines the record's version (registry.h): that version;
- *   "schema_missing" manifest events no source describes: {"provider", "id", "version",
- *                    "hint"} - and stderr says once per key how to add a manifest;
- *   "fields"         an object from field name to typed value, in schema order; structs are
- *                    objects, arrays are arrays; char arrays (INT8/UINT8/UINT16 with the STRING
- *                    out-type) are one string, as Windows shows them; values with a value map or
- *                    bit map are the map's names as a string ("SmallObjectHeap", bit names
- *                    " | "-joined with unnamed bits in hex), or the number when the value has
- *                    no name in the map;
- *   "fields_placeholder"  when the payload could not be decoded to the end: {"field", "reason",
- *                    "offset", "data_hex"} - the fields before it are all in "fields";
- *   "fields_trailing_hex" payload bytes after the last field, when there are any;
- *   "event_tags", "field_tags"  TraceLogging tags (28 bits) as "0x..." strings: the event's,
- *                    and [{"field", "tag"}] for each field that has one, in schema order.
- * Value conventions in "fields" (value_format.h decides the types; these are the JSON forms):
- *   - integers are JSON numbers when they are within +-2^53 (exactly representable as a double,
- *     so every JSON reader keeps them), else decimal strings - "18446744073709551615" - decided
- *     per value, the same way for every integer type; PID, TID and PORT are integers;
- *   - hex-formatted integers (HEXINT*, POINTER, CODE_POINTER) are strings "0x1F"; WIN32ERROR,
- *     NTSTATUS and HRESULT are strings with the number and the name when known:
- *     "5 (ERROR_ACCESS_DENIED)", "0xC0000022 (STATUS_ACCESS_DENIED)";
- *   - BOOLEAN / BOOL32 are true/false; FLOAT/DOUBLE are numbers (shortest round-trip text),
- *     NaN and infinities the strings "NaN", "Infinity", "-Infinity";
- *   - strings are UTF-8 strings; 8-bit strings that are not UTF-8 are read as Windows-1252;
- *   - binary is a lower-case hex string without prefix, like "payload_hex";
- *   - GUIDs are lower-case strings without braces, like "provider" and "activity_id";
- *   - FILETIME and SYSTEMTIME are ISO 8601 UTC strings with 7 fraction digits, like "timestamp"
- *     ("2021-09-09T14:59:35.7990000Z"); impossible SYSTEMTIMEs are their 16 bytes as hex, and
- *     FILETIMEs past year 9999 their number;
- *   - SID, IPv4, IPv6 (RFC 5952) and socket addresses are their text;
- *   - a name that repeats among the members of one object gets "_2", "_3", ... on its second,
- *     third, ... use ("x", "x_2", "x_3"); a field literally named "x_2" beside them is not
- *     renamed, so such schemas can still produce a duplicate key. */
+ * Output.  Every key, when it appears and how its value reads, is written once, in
+ * docs/etldump-json.md: keep it in step with write_record, write_resolved and write_value.
+ * Every decision behind those keys (schema, names, value text) is the decoder's
+ * (resolve.h, fields.h, value_format.h); this file only writes what they return.
+ */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -430,6 +369,10 @@ typedef struct decode_ctx {
 
 static char message_text[65536];
 
+/* Where etldump's manifest path is set: added to the decoder's one "no schema" wording
+ * (resolve.h: the error of ETL_RESOLVE_SCHEMA_MISSING) in the JSON hint and on stderr. */
+#define MISSING_WHERE " (--manifest-path or " ETL_REGISTRY_ENV ")"
+
 /* "no schema" on stderr once per key (and once in all past the bound). */
 static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
 {
@@ -447,7 +390,7 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
     d->missing[d->missing_count].id = r->event_id;
     d->missing[d->missing_count].version = r->version;
     d->missing_count++;
-    fprintf(stderr, "etldump: %s (--manifest-path or %s)\n", why, ETL_REGISTRY_ENV);
+    fprintf(stderr, "etldump: %s" MISSING_WHERE "\n", why);
 }
 
 static void key_name(json_out *j, const char *key, const char *name)
@@ -471,7 +414,9 @@ static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r
     json_key(j, "version");
     json_u64(j, r->version);
     json_key(j, "hint");
-    json_string(j, "add the provider's manifest with --manifest-path or " ETL_REGISTRY_ENV);
+    char hint[sizeof res->error.message + sizeof MISSING_WHERE];
+    snprintf(hint, sizeof hint, "%s%s", res->error.message, MISSING_WHERE);
+    json_string(j, hint);
     json_end_object(j);
     report_missing(d, r, res->error.message);
 }
@@ -828,6 +773,7 @@ static void usage(FILE *f)
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
           "               [--manifest-path PATH]... [--verify-positions] FILE\n"
           "       etldump --pcapng OUT [--first-appearance] FILE\n"
+          "       etldump --write OUT.etl [SELECTION] FILE   (etldump --write --help: the selection)\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
           "with --summary one JSON object describing the file.\n"
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"

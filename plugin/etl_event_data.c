@@ -516,25 +516,17 @@ etls_add_name(tvbuff_t *tvb, proto_tree *tree, int hf, packet_info *pinfo, const
 /* No schema for the record (res->status says why): the payload as one item, with the reason. */
 static void
 etls_add_no_schema(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
-                   const etl_resolved *res, const etls_event_summary *sum)
+                   const etl_resolved *res, const etls_event_summary *sum _U_)
 {
     proto_item *ti = proto_tree_add_item(tree, hf_etl_data, tvb, (int)rec->payload_offset,
                                          (int)rec->payload_size, ENC_NA);
     const char *why = etl_status_name(res->error.code);
-    char guid[ETL_GUID_STR_SIZE];
 
     if (res->status == ETL_RESOLVE_SCHEMA_MISSING) {
-        etl_format_guid(&rec->provider, guid);
+        /* the decoder's one wording (resolve.h), and where Wireshark's manifest path is set */
         expert_add_info_format(pinfo, ti, &ei_etl_schema_missing,
-                               /* labels stop at 240 bytes: keep it short */
-                               "No manifest for %s%s%s%s event id %u version %u (payload "
-                               "shown raw): add it to preference etl.manifest_path or "
-                               ETL_REGISTRY_ENV,
-                               sum->provider_name != NULL ? sum->provider_name : guid,
-                               sum->provider_name != NULL ? " (" : "",
-                               sum->provider_name != NULL ? guid : "",
-                               sum->provider_name != NULL ? ")" : "", rec->event_id,
-                               rec->version);
+                               "%s (payload shown raw; preference etl.manifest_path or "
+                               ETL_REGISTRY_ENV ")", res->error.message);
     } else if (res->kind == ETL_RESOLVE_TRACELOGGING) {
         expert_add_info_format(pinfo, ti, &ei_etl_schema_error,
                                "The event's TraceLogging schema cannot be used (%s): %s", why,

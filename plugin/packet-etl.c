@@ -896,8 +896,12 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
      * capture as fast as reading its pcapng (bench/pktshark.py).  (A packet event's provider is
      * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
     memset(&sum, 0, sizeof sum);
+    /* On the record's bytes alone (a subset tvb of the same offsets): the trailer's fields were
+     * added first at the frame's end, and Wireshark 4.6 takes every later item of the same tvb
+     * that does not pass the furthest start seen for a dissector stuck in a loop (it stops a
+     * frame after 50,000 such items: net452's CLR bulk events have more fields than that). */
     if (tree != NULL || !pkt_columns || etls_views_listened())
-        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+        etls_dissect_event_data(tvb_new_subset_length(tvb, 0, (gint)t.offset), pinfo, etl_tree, &rec, &sum);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 

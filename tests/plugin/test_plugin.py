@@ -729,7 +729,8 @@ def test_malformed(env):
         check(good.get(k) == v, f"crafted frame 1: {k} = {good.get(k)!r}, expected {v!r}")
     # no manifest describes the crafted event: only the note saying how to add one
     msg = good.get("_ws.expert.message", "")
-    check(msg.startswith("No manifest for 0cd1c309-0878-4515-83db-749843b3f5c9 event id 42 version 1")
+    check(msg.startswith("no schema for {0cd1c309-0878-4515-83db-749843b3f5c9} event id 42 version 1: add its "
+                         "manifest to the manifest path (payload shown raw; preference etl.manifest_path")
           and "|" not in msg, f"crafted frame 1: expert info {msg!r}, expected only the missing-schema note")
     bad_chain = rows[1]
     check("Record damage" in bad_chain["_ws.expert.message"] and
@@ -1686,7 +1687,7 @@ def test_mfcounts(env):
           f"{bond}: {dict(got)} but etldump says {dict(want)} (12 events besides the logfile header)")
     _, out, _ = env.run([env.args.tshark, "-r", env.capture(bond), "-Y", "etl.data_unsupported or _ws.expert",
                          "-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message"])
-    check("No manifest for" not in out, f"{bond}: events without a schema: {out[:300]}")
+    check("no schema for" not in out, f"{bond}: events without a schema: {out[:300]}")
     print(f"  ok {bond}: 12 events from the in-stream manifest")
 
 

@@ -305,7 +305,63 @@ def test_views_guid(env):
           f"no braced or upper-case GUID; Info shortens with ...")
 
 
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def _install_profile(env):
+    """A fresh HOME with plugin/profile/ETW as its personal "ETW" profile (what the cmake
+    install rule does without ETLSHARK_INSTALL_SYSTEM)."""
+    import shutil
+    home = env.fresh_home()
+    dst = os.path.join(home, ".config", "wireshark", "profiles", "ETW")
+    shutil.copytree(os.path.join(REPO, "plugin", "profile", "ETW"), dst)
+    if env.as_user:
+        for dirpath, _, files in os.walk(os.path.join(home, ".config")):
+            os.chown(dirpath, env.as_user.pw_uid, env.as_user.pw_gid)
+            for f in files:
+                os.chown(os.path.join(dirpath, f), env.as_user.pw_uid, env.as_user.pw_gid)
+    return home
+
+
+def test_views_profile(env):
+    """The "ETW" configuration profile (plugin/profile/ETW): with tshark -C ETW the packet list
+    reads No., UTC time, CPU, process, pid, tid, provider, event, Source -> Destination as
+    etldump gives them for the first 300 records of net452; the coloring rules name the
+    logfile header's rule, and every frame of a level the rules color gets that rule."""
+    if not _pre(env, NET452, oracle=True):
+        return SKIP
+    recs, extra = _oracle(env, NET452)
+    home = _install_profile(env)
+    _, out, _ = env.run([env.args.tshark, "-C", "ETW", "-r", env.capture(NET452), "-c", "300",
+                         "-t", "u"], home=home, extra_env=extra)
+    lines = out.splitlines()
+    check(len(lines) == 300, f"{len(lines)} lines")
+    for i, (line, r) in enumerate(zip(lines, recs), 1):
+        ts = r["timestamp"].replace("T", " ").rstrip("Z")
+        ts = ts + "0" * (29 - len(ts))
+        pid = r.get("process_id", r.get("pid"))
+        proc, prov = _oracle_labels(r)
+        want = [str(i), ts, str(r["cpu"]), r.get("process_name", ""),
+                "" if pid in (None, NO_ID) or proc == NO_PROCESS else str(pid),
+                "" if r.get("tid") in (None, NO_ID) else str(r["tid"]),
+                r.get("provider_name", ""), r.get("event_name", ""), proc, "\u2192", prov]
+        want = " ".join(" ".join(w for w in want if w).split())
+        got = " ".join(line.split())
+        check(got.startswith(want + " "), f"frame {i}: {got[:160]!r}, expected {want!r}")
+    _, out, _ = env.run([env.args.tshark, "-C", "ETW", "-r", env.capture(NET452), "--color",
+                         "-T", "fields", "-e", "etl.level", "-e", "frame.coloring_rule.name"],
+                        home=home, extra_env=extra)
+    rows = [l.split("\t") for l in out.splitlines()]
+    check(rows and rows[0][1] == "ETW logfile header", f"frame 1 coloring: {rows[:1]}")
+    rule = {"1": "ETW critical", "2": "ETW error", "3": "ETW warning"}
+    wrong = [(i + 1, r) for i, r in enumerate(rows) if r[0] in rule and r[1] != rule[r[0]]]
+    check(not wrong, f"frames of a colored level with another rule: {wrong[:5]}")
+    print(f"  ok {NET452}: 300 frames as etldump in the ETW profile's columns; coloring: frame 1 "
+          f"{rows[0][1]!r}, {sum(r[0] in rule for r in rows)} error/warning frames colored")
+
+
 VIEWS_TESTS = {
+    "views_profile": test_views_profile,
     "views_guid": test_views_guid,
     "views_conv": test_views_conv,
     "views_stats": test_views_stats,
