@@ -63,6 +63,13 @@ typedef gboolean etls_bool;
 #endif
 
 
+/* ---- handing a frame to a dissector table (4.6 deprecated the _new name) ---------------- */
+#if ETLS_WS_VER >= 406
+#define etls_dissector_try_uint dissector_try_uint_with_data
+#else
+#define etls_dissector_try_uint dissector_try_uint_new
+#endif
+
 /* ---- plugin_describe (4.2+) ------------------------------------------------------------- */
 #if ETLS_WS_VER >= 402
 #include <wsutil/plugins.h>
