@@ -80,6 +80,18 @@ typedef gboolean etls_bool;
 #define ETLS_PLUGIN_DESCRIBE(desc_flag)
 #endif
 
+/* What Wireshark looks for in a plugin: its version, the Wireshark version it was built for,
+ * plugin_register (defined by the plugin) and, from 4.2, what kind of plugin it is. */
+#ifndef PLUGIN_VERSION
+#define PLUGIN_VERSION "0.0.0"
+#endif
+#define ETLS_PLUGIN_SYMBOLS(desc_flag)                                                         \
+    WS_DLL_PUBLIC_DEF const char plugin_version[] = PLUGIN_VERSION;                            \
+    WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;                   \
+    WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;                   \
+    WS_DLL_PUBLIC void plugin_register(void);                                                  \
+    ETLS_PLUGIN_DESCRIBE(desc_flag)
+
 /* ---- tvb accessor names (4.4 renamed guintN to uintN) ------------------------------------ */
 #if ETLS_WS_VER < 404
 #define tvb_get_uint8 tvb_get_guint8
