@@ -507,8 +507,7 @@ dissect_etl_header(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
     /* Time */
     ti = proto_tree_add_int64(hdr_tree, hf_etl_timestamp_raw, tvb, 0, hlen, rec->timestamp_raw);
     if (t->flags & ETLS_TF_HAS_TIMESTAMP)
-        etls_add_filetime(hdr_tree, hf_etl_timestamp, tvb, t->offset + ETLS_TRL_TIMESTAMP, 8,
-                          t->timestamp);
+        etls_add_filetime(hdr_tree, hf_etl_timestamp, tvb, 0, hlen, t->timestamp);
     else
         expert_add_info(pinfo, ti, &ei_etl_no_time);
 
@@ -517,7 +516,10 @@ dissect_etl_header(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
         proto_tree_add_uint(hdr_tree, hf_etl_pid, tvb, 0, hlen, rec->pid);
     if (rec->tid != ETL_NO_ID)
         proto_tree_add_uint(hdr_tree, hf_etl_tid, tvb, 0, hlen, rec->tid);
-    proto_tree_add_item(hdr_tree, hf_etl_cpu, tvb, t->offset + ETLS_TRL_CPU, 2, ENC_LITTLE_ENDIAN);
+    /* Time and CPU come from the trailer but span the record header, like pid and tid: an item
+     * at the trailer (the frame's end) this early would make Wireshark 4.6 count every later
+     * item as not advancing, and stop frames with 50,000 such items as a dissector loop. */
+    proto_tree_add_uint(hdr_tree, hf_etl_cpu, tvb, 0, hlen, tvb_get_letohs(tvb, t->offset + ETLS_TRL_CPU));
 
     /* Flags, as a Windows consumer sees them (stored + synthesized) */
     ti = proto_tree_add_uint(hdr_tree, hf_etl_flags, tvb, 0, hlen, rec->flags);
@@ -887,12 +889,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
      * capture as fast as reading its pcapng (bench/pktshark.py).  (A packet event's provider is
      * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
     memset(&sum, 0, sizeof sum);
-    /* On the record's bytes alone (a subset tvb of the same offsets): the trailer's fields were
-     * added first at the frame's end, and Wireshark 4.6 takes every later item of the same tvb
-     * that does not pass the furthest start seen for a dissector stuck in a loop (it stops a
-     * frame after 50,000 such items: net452's CLR bulk events have more fields than that). */
     if (tree != NULL || !pkt_columns || etls_views_listened())
-        etls_dissect_event_data(tvb_new_subset_length(tvb, 0, (gint)t.offset), pinfo, etl_tree, &rec, &sum);
+        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
