@@ -63,6 +63,13 @@ typedef gboolean etls_bool;
 #endif
 
 
+/* ---- handing a frame to a dissector table (4.6 deprecated the _new name) ---------------- */
+#if ETLS_WS_VER >= 406
+#define etls_dissector_try_uint dissector_try_uint_with_data
+#else
+#define etls_dissector_try_uint dissector_try_uint_new
+#endif
+
 /* ---- plugin_describe (4.2+) ------------------------------------------------------------- */
 #if ETLS_WS_VER >= 402
 #include <wsutil/plugins.h>
@@ -72,6 +79,18 @@ typedef gboolean etls_bool;
 #else
 #define ETLS_PLUGIN_DESCRIBE(desc_flag)
 #endif
+
+/* What Wireshark looks for in a plugin: its version, the Wireshark version it was built for,
+ * plugin_register (defined by the plugin) and, from 4.2, what kind of plugin it is. */
+#ifndef PLUGIN_VERSION
+#define PLUGIN_VERSION "0.0.0"
+#endif
+#define ETLS_PLUGIN_SYMBOLS(desc_flag)                                                         \
+    WS_DLL_PUBLIC_DEF const char plugin_version[] = PLUGIN_VERSION;                            \
+    WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;                   \
+    WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;                   \
+    WS_DLL_PUBLIC void plugin_register(void);                                                  \
+    ETLS_PLUGIN_DESCRIBE(desc_flag)
 
 /* ---- tvb accessor names (4.4 renamed guintN to uintN) ------------------------------------ */
 #if ETLS_WS_VER < 404

@@ -374,7 +374,7 @@ etls_pkt_handoff(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_item
 
     /* The packet's dissectors write Protocol and Info from a clean Info, as for any packet. */
     col_clear(pinfo->cinfo, COL_INFO);
-    dissector_try_uint_new(etls_wtap_encap_table, (guint32)encap, ftvb, pinfo, tree, TRUE, &ph);
+    etls_dissector_try_uint(etls_wtap_encap_table, (guint32)encap, ftvb, pinfo, tree, TRUE, &ph);
 }
 
 /* The first pass's result for the record (decoded now when this is the first pass); NULL when

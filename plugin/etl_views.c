@@ -62,7 +62,7 @@ etls_at_str_len(const address *addr)
 }
 
 static const char *
-etls_at_col_filter(const address *addr _U_, gboolean src)
+etls_at_col_filter(const address *addr _U_, etls_bool src)
 {
     return src ? "etl.src" : "etl.dst";
 }

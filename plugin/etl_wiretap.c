@@ -32,16 +32,7 @@
 #include "etl_packet_len.h"
 #include "etl_wiretap_dump.h"
 
-#ifndef PLUGIN_VERSION
-#define PLUGIN_VERSION "0.0.0"
-#endif
-
-WS_DLL_PUBLIC_DEF const char plugin_version[] = PLUGIN_VERSION;
-WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
-WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
-
-WS_DLL_PUBLIC void plugin_register(void);
-ETLS_PLUGIN_DESCRIBE(WS_PLUGIN_DESC_FILE_TYPE)
+ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_FILE_TYPE)
 
 /* Names registered with wiretap.  The encapsulation's short name is what the dissector looks
  * up ("etw" is Wireshark's own ETW encapsulation). */

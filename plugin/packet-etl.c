@@ -31,16 +31,7 @@
 #include "etl_views.h"
 #include "etl_wsconv.h"
 
-#ifndef PLUGIN_VERSION
-#define PLUGIN_VERSION "0.0.0"
-#endif
-
-WS_DLL_PUBLIC_DEF const char plugin_version[] = PLUGIN_VERSION;
-WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
-WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
-
-WS_DLL_PUBLIC void plugin_register(void);
-ETLS_PLUGIN_DESCRIBE(WS_PLUGIN_DESC_DISSECTOR)
+ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_DISSECTOR)
 
 void proto_register_etl(void);
 void proto_reg_handoff_etl(void);

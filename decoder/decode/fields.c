@@ -94,33 +94,19 @@ static inline void item_base(const etl_fields *f, etl_item *it, etl_item_kind ki
 /* The rest of the payload as a placeholder; the walk ends after it. */
 static etl_item_kind placeholder(etl_fields *f, etl_item *it, const char *name, const char *reason)
 {
-    it->kind = ETL_ITEM_PLACEHOLDER;
-    it->name = name ? name : "";
-    it->in_type = 0;
-    it->out_type = 0;
-    it->raw_out = 0;
-    it->depth = f->depth;
-    it->pointer_size = f->pointer_size;
-    it->is_element = false;
-    it->dup = 0;
-    it->elem_size = 0;
-    it->step = f->pc;
-    it->tag = 0;
-    it->array_index = 0;
-    it->array_count = 0;
-    it->offset = f->pos;
-    it->wire_size = f->size - f->pos;
-    it->data = f->data + f->pos;
-    it->size = f->size - f->pos;
-    it->custom = false;
-    it->char_array = false;
-    it->custom_protocol = 0;
-    it->custom_schema = NULL;
-    it->custom_schema_len = 0;
-    it->reason = reason;
-    it->map = NULL;
-    it->map_len = 0;
-    it->map_strings = NULL;
+    /* Rare: every member not named here is zero, as item_base leaves them for other kinds. */
+    *it = (etl_item){
+        .kind = ETL_ITEM_PLACEHOLDER,
+        .name = name ? name : "",
+        .depth = f->depth,
+        .pointer_size = f->pointer_size,
+        .step = f->pc,
+        .offset = f->pos,
+        .wire_size = f->size - f->pos,
+        .data = f->data + f->pos,
+        .size = f->size - f->pos,
+        .reason = reason,
+    };
     f->pos = f->size;
     f->done = ST_DONE;
     f->items++;

@@ -371,7 +371,8 @@ compile() { # $1 source, $2 flags file, rest: include arguments
         say "FAILED: plugin/$src picked up headers of the installed Wireshark (above)"
         return 1
     fi
-    if ! grep -qxF "$ws_inc/ws_version.h" "$obj/$base.deps"; then
+    # A source that includes no Wireshark header at all (etl_packet_len.c) has nothing to check.
+    if grep -qF "$ws_inc/" "$obj/$base.deps" && ! grep -qxF "$ws_inc/ws_version.h" "$obj/$base.deps"; then
         say "FAILED: plugin/$src did not include $ws_inc/ws_version.h"
         return 1
     fi
@@ -379,19 +380,27 @@ compile() { # $1 source, $2 flags file, rest: include arguments
 }
 
 rc=0
+# Every source of a plugin target, as plugin/CMakeLists.txt lists it (etlshark_plugin(TARGET KIND
+# a.c b.c ...), possibly over several lines): a file added there is checked here too.
+plugin_sources() {
+    awk -v t="$1" '
+        $0 ~ "etlshark_plugin\\(" t " " { on = 1 }
+        on { for (i = 1; i <= NF; i++) if ($i ~ /\.c\)?$/) { f = $i; sub(/\)$/, "", f); print f }
+             if ($0 ~ /\)/) on = 0 }' "$repo/plugin/CMakeLists.txt"
+}
 # Include directories in the order the real targets have them (plugin/CMakeLists.txt): the
 # reader names the Wireshark folders itself (-I, private headers first), the dissector gets them
 # from the imported epan target (system include).
 reader_private=()
 [ -z "$priv_inc" ] || reader_private=(-I"$priv_inc")
 if [ "$only" != dissector ]; then
-    for src in etl_wiretap.c etl_wiretap_dump.c; do
+    for src in $(plugin_sources etl_reader); do
         compile "$src" "$reader_flags" "${reader_private[@]}" \
             -I"$repo/plugin" -I"$ws_inc" -I"$ws_inc/wiretap" -I"$repo/decoder/include" || rc=1
     done
 fi
 if [ "$only" != reader ]; then
-    for src in packet-etl.c etl_event_data.c etl_fields.c etl_process.c; do
+    for src in $(plugin_sources etl_dissector); do
         compile "$src" "$dissector_flags" \
             -I"$repo/plugin" -I"$ws_inc/wiretap" -I"$repo/decoder/include" -isystem "$ws_inc" || rc=1
     done
