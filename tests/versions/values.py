@@ -12,6 +12,16 @@
       4.0's form (tests/plugin/ws_output.py): the same instant compares equal.
       DIR of --plugins holds <X.Y>/{epan,wiretap}.  As root, tshark runs as etlsharktest
       (Wireshark ignores WIRESHARK_PLUGIN_DIR for root) from a readable copy of everything.
+  values.py pcapng --plugins DIR --captures DIR --out DIR
+      (on a Wireshark whose .etl reader is built) saves every non-empty capture's records as a
+      pcapng of ETW frames (editcap -F pcapng -T user0, as etlsharktest), OUT/<capture>.pcapng,
+      and writes OUT/expected.json naming them with the .etl's record count.  A pcapng is a file
+      any Wireshark opens by itself: on 4.4, where the reader cannot be built, this is how the
+      dissector is tested on every capture's frames.
+  values.py dump --user-dlt ...
+      reads the captures of such a folder (--captures OUT) with `-2 -o <user DLT 147 = etl>`
+      (frames from a pcapng carry no trace path, so the dissector learns schemas as frames come:
+      two passes), and fails a capture whose frame count is not the .etl's record count.
   values.py compare REF FILE
       exit 0 when FILE has the same frames and values as REF for every capture of REF, else
       prints the captures that differ (and the first differing value) and exits 1.
@@ -40,6 +50,62 @@ def readable_copy(src, dst):
             os.chmod(os.path.join(d, f), 0o644)
 
 
+# Frames of a pcapng saved with editcap -T user0 are on user DLT 147; this maps it to "etl"
+# (the same preference as tests/plugin/test_plugin.py's USER_DLT_PREF).
+USER_DLT_PREF = 'uat:user_dlts:"User 0 (DLT=147)","etl","0","","0",""'
+
+
+def test_user_env(tmp, plugins):
+    """Environment and Popen arguments to run the tools as etlsharktest when root (Wireshark
+    ignores WIRESHARK_PLUGIN_DIR for root), with a fresh home in tmp."""
+    home = os.path.join(tmp, "home")
+    os.makedirs(home)
+    kw = {}
+    if os.geteuid() == 0:
+        u = pwd.getpwnam(TEST_USER)
+        os.chown(home, u.pw_uid, u.pw_gid)
+        os.chown(tmp, u.pw_uid, u.pw_gid)
+        kw = dict(user=u.pw_uid, group=u.pw_gid, extra_groups=[])
+    env = {"PATH": "/usr/bin:/bin", "HOME": home, "LC_ALL": "C.UTF-8", "TZ": "UTC",
+           "WIRESHARK_PLUGIN_DIR": plugins}
+    return env, kw
+
+
+def pcapng(args):
+    tmp = tempfile.mkdtemp(prefix="etlshark-pcapng-")
+    os.chmod(tmp, 0o755)
+    try:
+        plugins = os.path.join(tmp, "plugins")
+        readable_copy(args.plugins, plugins)
+        captures = os.path.join(tmp, "captures")
+        readable_copy(args.captures, captures)
+        env, kw = test_user_env(tmp, plugins)
+        with open(os.path.join(args.captures, "expected.json"), encoding="utf-8") as f:
+            expected = json.load(f)
+        os.makedirs(args.out, exist_ok=True)
+        made = {}
+        for name in sorted(expected):
+            records = expected[name].get("records", 0)
+            if not records or os.path.getsize(os.path.join(captures, name)) == 0:
+                continue  # the empty capture: nothing to save (tshark refuses it)
+            out = os.path.join(tmp, name + ".pcapng")
+            p = subprocess.run(["editcap", "-F", "pcapng", "-T", "user0",
+                                os.path.join(captures, name), out],
+                               capture_output=True, text=True, env=env, cwd=tmp,
+                               timeout=600, **kw)
+            if p.returncode != 0 or not os.path.exists(out):
+                print(f"values: editcap failed on {name}: {p.stderr.strip()[:300]}")
+                return 1
+            shutil.copyfile(out, os.path.join(args.out, name + ".pcapng"))
+            made[name + ".pcapng"] = {"records": records, "from": name}
+        with open(os.path.join(args.out, "expected.json"), "w", encoding="utf-8") as f:
+            json.dump(made, f, indent=1)
+        print(f"values: {len(made)} captures saved as pcapng of ETW frames in {args.out}")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def dump(args):
     tmp = tempfile.mkdtemp(prefix="etlshark-values-")
     os.chmod(tmp, 0o755)
@@ -52,20 +118,15 @@ def dump(args):
         if args.manifests:
             manifests = os.path.join(tmp, "manifests")
             readable_copy(args.manifests, manifests)
-        home = os.path.join(tmp, "home")
-        os.makedirs(home)
-        kw = {}
-        if os.geteuid() == 0:
-            u = pwd.getpwnam(TEST_USER)
-            os.chown(home, u.pw_uid, u.pw_gid)
-            kw = dict(user=u.pw_uid, group=u.pw_gid, extra_groups=[])
-        env = {"PATH": "/usr/bin:/bin", "HOME": home, "LC_ALL": "C.UTF-8", "TZ": "UTC",
-               "WIRESHARK_PLUGIN_DIR": plugins}
+        env, kw = test_user_env(tmp, plugins)
         with open(os.path.join(args.captures, "expected.json"), encoding="utf-8") as f:
-            names = sorted(json.load(f))
+            expected = json.load(f)
+        names = sorted(expected)
         result = {}
         for name in names:
             cmd = ["tshark", "-r", os.path.join(captures, name), "-T", "pdml"]
+            if args.user_dlt:
+                cmd += ["-2", "-o", USER_DLT_PREF]
             if manifests:
                 cmd += ["-o", f"etl.manifest_path:{manifests}"]
             # Streamed: the PDML of the larger captures is hundreds of megabytes.
@@ -108,6 +169,10 @@ def dump(args):
             err = errf.read().decode("utf-8", "replace")
             errf.close()
             if name in result:
+                continue
+            if args.user_dlt and frames != expected[name]["records"]:
+                result[name] = {"error": f"{frames} frames, the .etl has "
+                                         f"{expected[name]['records']} records"}
                 continue
             # A capture tshark refuses (the empty one) must be refused everywhere: the exit
             # status is compared, the wording of the message is not.
@@ -172,11 +237,17 @@ def main():
     d.add_argument("--captures", required=True)
     d.add_argument("--manifests")
     d.add_argument("--out", required=True)
+    d.add_argument("--user-dlt", action="store_true",
+                   help="the captures are pcapng of ETW frames (values.py pcapng)")
+    g = sub.add_parser("pcapng")
+    g.add_argument("--plugins", required=True)
+    g.add_argument("--captures", required=True)
+    g.add_argument("--out", required=True)
     c = sub.add_parser("compare")
     c.add_argument("ref")
     c.add_argument("file")
     args = ap.parse_args()
-    return dump(args) if args.cmd == "dump" else compare(args)
+    return {"dump": dump, "pcapng": pcapng, "compare": compare}[args.cmd](args)
 
 
 if __name__ == "__main__":
