@@ -89,6 +89,7 @@ static inline void item_base(const etl_fields *f, etl_item *it, etl_item_kind ki
     it->map = NULL;
     it->map_len = 0;
     it->map_strings = NULL;
+    it->nominal = &st->nominal;
 }
 
 /* The rest of the payload as a placeholder; the walk ends after it. */

@@ -468,13 +468,6 @@ static void set_uint(etl_value *v, uint64_t u, uint8_t bits)
     v->bits = bits;
 }
 
-static void set_int(etl_value *v, int64_t i, uint8_t bits)
-{
-    v->kind = ETL_VALUE_INT;
-    v->v.i = i;
-    v->bits = bits;
-}
-
 /* Fixed byte size of an in-type, 0 for variable ones. */
 static size_t fixed_size(unsigned in, uint8_t pointer_size)
 {
@@ -489,104 +482,152 @@ static size_t fixed_size(unsigned in, uint8_t pointer_size)
     }
 }
 
-/* The one rule for a value's type: kind, width and effective format from the in- and out-type
- * and, when known, the byte count.  etl_value_decode_raw starts from it and departs only where
- * the bytes themselves say otherwise (a FILETIME past year 9999, an impossible SYSTEMTIME, a
- * malformed SID). */
-void etl_value_nominal(unsigned in, unsigned out, uint8_t pointer_size, size_t n, etl_value *v)
+/* The one rule for a value's type, in two parts.  The type part - kind, width and effective
+ * format from the in- and out-type - is worked out once per field, when its schema step is
+ * added (etl_value_type_nominal, kept in the step); the byte-count part (too few bytes for the
+ * type, an address of the wrong size) is applied per value (apply_nominal).  etl_value_decode
+ * starts from the step's copy, etl_value_decode_raw from a fresh one, and both depart only
+ * where the bytes themselves say otherwise (a FILETIME past year 9999, an impossible
+ * SYSTEMTIME, a malformed SID). */
+etl_step_nominal etl_value_type_nominal(unsigned in, unsigned out, uint8_t pointer_size)
 {
-    memset(v, 0, sizeof *v);
+    etl_step_nominal nm = {0};
     in = canonical_in(in, &out);
     uint16_t fmt = etl_value_effective_format(in, out);
-    v->format = fmt;
-    v->bytes_len = n == ETL_VALUE_SIZE_ANY ? 0 : n;
-    size_t fs = fixed_size(in, pointer_size);
-    if (fs && n < fs) {
-        v->kind = ETL_VALUE_NONE; /* not enough bytes for the type: the text is their hex */
-        return;
-    }
+    nm.in_type = (uint16_t)in;
+    nm.format = fmt;
+    nm.pointer_size = pointer_size == 4 ? 4 : 8;
+    nm.fixed = (uint8_t)fixed_size(in, nm.pointer_size);
     switch (in) {
     case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING:
     case ETL_IN_ANSISTRING: case ETL_IN_COUNTEDANSISTRING:
     case ETL_IN_SID:
-        v->kind = ETL_VALUE_STRING;
-        return;
+        nm.kind = ETL_VALUE_STRING;
+        break;
     case ETL_IN_INT8: case ETL_IN_UINT8:
         if (fmt == ETL_OUT_STRING) { /* a character, Windows-1252 */
-            v->kind = ETL_VALUE_STRING;
-            v->bits = 8;
+            nm.kind = ETL_VALUE_STRING;
+            nm.bits = 8;
         } else if (fmt == ETL_OUT_BOOLEAN) {
-            v->kind = ETL_VALUE_BOOL;
+            nm.kind = ETL_VALUE_BOOL;
         } else if (fmt == ETL_OUT_BYTE || (in == ETL_IN_INT8 && fmt != ETL_OUT_UNSIGNEDBYTE && fmt != ETL_OUT_HEXINT8)) {
-            set_int(v, 0, 8);
+            nm.kind = ETL_VALUE_INT;
+            nm.bits = 8;
         } else {
-            set_uint(v, 0, 8);
+            nm.kind = ETL_VALUE_UINT;
+            nm.bits = 8;
         }
-        return;
+        break;
     case ETL_IN_INT16: case ETL_IN_UINT16:
-        if (fmt == ETL_OUT_STRING) { /* a UCS-2 character */
-            v->kind = ETL_VALUE_STRING;
-            v->bits = 16;
-        } else if (fmt == ETL_OUT_SHORT) {
-            set_int(v, 0, 16);
-        } else {
-            set_uint(v, 0, 16); /* PORT included */
-        }
-        return;
+        nm.bits = 16;
+        if (fmt == ETL_OUT_STRING) /* a UCS-2 character */
+            nm.kind = ETL_VALUE_STRING;
+        else if (fmt == ETL_OUT_SHORT)
+            nm.kind = ETL_VALUE_INT;
+        else
+            nm.kind = ETL_VALUE_UINT; /* PORT included */
+        break;
     case ETL_IN_INT32: case ETL_IN_UINT32: case ETL_IN_HEXINT32:
         if (fmt == ETL_OUT_IPV4) {
-            v->kind = ETL_VALUE_BYTES; /* network order: the bytes as stored */
-            v->bytes_len = 4;
-        } else if (fmt == ETL_OUT_INT) {
-            set_int(v, 0, 32);
+            nm.kind = ETL_VALUE_BYTES; /* network order: the bytes as stored */
         } else {
-            set_uint(v, 0, 32);
+            nm.kind = fmt == ETL_OUT_INT ? ETL_VALUE_INT : ETL_VALUE_UINT;
+            nm.bits = 32;
         }
-        return;
+        break;
     case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_HEXINT64:
-        if (fmt == ETL_OUT_LONG)
-            set_int(v, 0, 64);
-        else
-            set_uint(v, 0, 64);
-        return;
+        nm.kind = fmt == ETL_OUT_LONG ? ETL_VALUE_INT : ETL_VALUE_UINT;
+        nm.bits = 64;
+        break;
     case ETL_IN_POINTER:
-        set_uint(v, 0, (uint8_t)(fs * 8));
-        return;
+        nm.kind = ETL_VALUE_UINT;
+        nm.bits = (uint8_t)(nm.fixed * 8);
+        break;
     case ETL_IN_FLOAT: case ETL_IN_DOUBLE:
-        v->kind = ETL_VALUE_DOUBLE;
-        v->bits = in == ETL_IN_FLOAT ? 32 : 64;
-        return;
+        nm.kind = ETL_VALUE_DOUBLE;
+        nm.bits = in == ETL_IN_FLOAT ? 32 : 64;
+        break;
     case ETL_IN_BOOLEAN:
-        v->kind = ETL_VALUE_BOOL;
-        return;
+        nm.kind = ETL_VALUE_BOOL;
+        break;
     case ETL_IN_GUID:
-        v->kind = ETL_VALUE_GUID;
-        return;
+        nm.kind = ETL_VALUE_GUID;
+        break;
     case ETL_IN_FILETIME: case ETL_IN_SYSTEMTIME:
-        v->kind = ETL_VALUE_FILETIME;
-        return;
+        nm.kind = ETL_VALUE_FILETIME;
+        break;
     case ETL_IN_BINARY: case ETL_IN_COUNTEDBINARY:
-        v->kind = ETL_VALUE_BYTES;
-        if (fmt == ETL_OUT_IPV6 && n == ETL_VALUE_SIZE_ANY)
-            v->bytes_len = 16; /* an address, when the bytes are one */
-        else if ((fmt == ETL_OUT_IPV6 && n != 16) || (fmt == ETL_OUT_SOCKETADDRESS && n < 2))
-            v->format = ETL_OUT_HEXBINARY; /* wrong size for the address: plain bytes */
-        return;
+        nm.kind = ETL_VALUE_BYTES; /* IPV6 / SOCKETADDRESS: checked against the byte count */
+        break;
     default:
-        v->kind = ETL_VALUE_BYTES;
-        v->format = ETL_OUT_HEXBINARY;
+        nm.kind = ETL_VALUE_BYTES;
+        nm.format = ETL_OUT_HEXBINARY;
+        break;
+    }
+    return nm;
+}
+
+/* The byte-count part of the rule, on top of the type part. */
+static inline void apply_nominal(const etl_step_nominal *nm, size_t n, etl_value *v)
+{
+    memset(v, 0, sizeof *v);
+    v->format = nm->format;
+    v->bytes_len = n == ETL_VALUE_SIZE_ANY ? 0 : n;
+    if (nm->fixed && n < nm->fixed) {
+        v->kind = ETL_VALUE_NONE; /* not enough bytes for the type: the text is their hex */
         return;
+    }
+    v->kind = (etl_value_kind)nm->kind;
+    v->bits = nm->bits;
+    if (nm->kind == ETL_VALUE_BYTES) {
+        if (nm->format == ETL_OUT_IPV4) {
+            v->bytes_len = 4;
+        } else if (nm->format == ETL_OUT_IPV6 && n == ETL_VALUE_SIZE_ANY) {
+            v->bytes_len = 16; /* an address, when the bytes are one */
+        } else if ((nm->format == ETL_OUT_IPV6 && n != 16) || (nm->format == ETL_OUT_SOCKETADDRESS && n < 2)) {
+            v->format = ETL_OUT_HEXBINARY; /* wrong size for the address: plain bytes */
+        }
     }
 }
 
-void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n, uint8_t pointer_size,
-                          etl_value *v, char *buf, size_t cap)
+void etl_value_nominal(unsigned in, unsigned out, uint8_t pointer_size, size_t n, etl_value *v)
 {
-    etl_value_nominal(in, out, pointer_size, n, v);
+    etl_step_nominal nm = etl_value_type_nominal(in, out, pointer_size);
+    apply_nominal(&nm, n, v);
+}
+
+/* A value's bytes, starting from its field's nominal type.  Integers first, on a short path:
+ * they are most values of kernel and manifest events. */
+static inline __attribute__((always_inline)) void decode_nominal(const etl_step_nominal *nm, const uint8_t *p,
+                                                                 size_t n, etl_value *v, char *buf, size_t cap)
+{
+    if ((nm->kind == ETL_VALUE_UINT || nm->kind == ETL_VALUE_INT) && nm->fixed && n >= nm->fixed &&
+        nm->format != ETL_OUT_PORT) {
+        memset(v, 0, sizeof *v);
+        v->kind = (etl_value_kind)nm->kind;
+        v->format = nm->format;
+        v->bits = nm->bits;
+        v->bytes = p;
+        v->bytes_len = n;
+        uint64_t x;
+        switch (nm->fixed) {
+        case 1: x = p[0]; break;
+        case 2: x = etl_ld16(p); break;
+        case 4: x = etl_ld32(p); break;
+        default: x = etl_ld64(p); break;
+        }
+        if (nm->kind == ETL_VALUE_INT && nm->bits < 64) { /* sign-extend from the in-type's width */
+            uint64_t sign = 1ULL << (nm->bits - 1);
+            x = (x ^ sign) - sign;
+        }
+        v->v.u = x;
+        return;
+    }
+    apply_nominal(nm, n, v);
     v->bytes = p;
     if (v->kind == ETL_VALUE_NONE)
         return;
-    in = canonical_in(in, &out);
+    unsigned in = nm->in_type;
     switch (in) {
     case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING:
         utf16_value(p, n, v, buf, cap);
@@ -716,6 +757,25 @@ void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n,
     }
 }
 
+void etl_value_decode_raw(unsigned in, unsigned out, const uint8_t *p, size_t n, uint8_t pointer_size,
+                          etl_value *v, char *buf, size_t cap)
+{
+    etl_step_nominal nm = etl_value_type_nominal(in, out, pointer_size);
+    decode_nominal(&nm, p, n, v, buf, cap);
+}
+
+/* The step's nominal type when it applies to this item: computed, and for a pointer worked out
+ * for the item's own pointer size. */
+static inline const etl_step_nominal *item_step_nominal(const etl_item *it)
+{
+    const etl_step_nominal *nm = it->nominal;
+    if (!nm || !nm->pointer_size)
+        return NULL;
+    if (nm->in_type == ETL_IN_POINTER && nm->pointer_size != (it->pointer_size == 4 ? 4 : 8))
+        return NULL;
+    return nm;
+}
+
 void etl_item_nominal(const etl_item *it, etl_value *v)
 {
     if (it->char_array) { /* the string etl_value_decode makes of it */
@@ -724,8 +784,12 @@ void etl_item_nominal(const etl_item *it, etl_value *v)
         v->format = ETL_OUT_STRING;
         return;
     }
-    etl_value_nominal(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->pointer_size,
-                      it->size == UINT32_MAX ? ETL_VALUE_SIZE_ANY : it->size, v);
+    size_t n = it->size == UINT32_MAX ? ETL_VALUE_SIZE_ANY : it->size;
+    const etl_step_nominal *nm = item_step_nominal(it);
+    if (nm)
+        apply_nominal(nm, n, v);
+    else
+        etl_value_nominal(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->pointer_size, n, v);
 }
 
 void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap)
@@ -738,8 +802,12 @@ void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap)
         v->str_len = etl_value_char_array(it, buf, cap, &v->truncated);
         return;
     }
-    etl_value_decode_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size, it->pointer_size,
-                         v, buf, cap);
+    const etl_step_nominal *nm = item_step_nominal(it);
+    if (nm)
+        decode_nominal(nm, it->data, it->size, v, buf, cap);
+    else
+        etl_value_decode_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size,
+                             it->pointer_size, v, buf, cap);
 }
 
 /* ---- text ------------------------------------------------------------------------------- */
@@ -986,23 +1054,6 @@ static void sb_code(sbuf *b, uint32_t code, uint16_t fmt)
     }
 }
 
-etl_int_style etl_value_int_style(const etl_value *v)
-{
-    if (v->kind != ETL_VALUE_UINT)
-        return ETL_INT_DECIMAL;
-    switch (v->format) {
-    case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-    case ETL_OUT_CODE_POINTER:
-        return ETL_INT_HEX;
-    case ETL_OUT_WIN32ERROR:
-        return ETL_INT_CODE;
-    case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
-        return ETL_INT_CODE_HEX;
-    default:
-        return ETL_INT_DECIMAL;
-    }
-}
-
 size_t etl_value_text(const etl_value *v, char *out, size_t cap)
 {
     sbuf b = {out, cap, 0, false};
@@ -1063,20 +1114,27 @@ size_t etl_value_text(const etl_value *v, char *out, size_t cap)
     return b.len;
 }
 
-size_t etl_value_format_raw(unsigned in, unsigned out, const uint8_t *p, size_t n, uint8_t pointer_size, char *text,
-                            size_t cap)
+/* Decode + text in one buffer.  Converted strings need scratch before they are copied to
+ * `text`; small values use the stack, large strings are converted straight into `text` (they
+ * need no second pass). */
+static size_t format_nominal(const etl_step_nominal *nm, const uint8_t *p, size_t n, char *text, size_t cap)
 {
-    /* Converted strings need scratch before they are copied to `text`; small values use the
-     * stack, large strings are converted straight into `text` (they need no second pass). */
     char scratch[512];
     etl_value v;
     bool big = ETL_VALUE_TEXT_CAP(n) > sizeof scratch;
-    etl_value_decode_raw(in, out, p, n, pointer_size, &v, big ? text : scratch, big ? cap : sizeof scratch);
+    decode_nominal(nm, p, n, &v, big ? text : scratch, big ? cap : sizeof scratch);
     if (v.kind == ETL_VALUE_STRING && v.str == text) {
         /* already in place */
         return v.str_len;
     }
     return etl_value_text(&v, text, cap);
+}
+
+size_t etl_value_format_raw(unsigned in, unsigned out, const uint8_t *p, size_t n, uint8_t pointer_size, char *text,
+                            size_t cap)
+{
+    etl_step_nominal nm = etl_value_type_nominal(in, out, pointer_size);
+    return format_nominal(&nm, p, n, text, cap);
 }
 
 size_t etl_value_format(const etl_item *it, char *out, size_t cap)
@@ -1091,6 +1149,9 @@ size_t etl_value_format(const etl_item *it, char *out, size_t cap)
         if (etl_value_map_text(it, &v, out, cap, &n))
             return n;
     }
+    const etl_step_nominal *nm = item_step_nominal(it);
+    if (nm)
+        return format_nominal(nm, it->data, it->size, out, cap);
     return etl_value_format_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size,
                                 it->pointer_size, out, cap);
 }
@@ -1187,11 +1248,12 @@ bool etl_value_map_text(const etl_item *it, const etl_value *v, char *out, size_
 
 bool etl_value_is_char_array(const etl_item *a)
 {
+    /* asked of every array the enumerator starts: the cheap tests first */
     if (a->kind != ETL_ITEM_ARRAY_BEGIN || !a->elem_size || (a->array_count && !a->data))
         return false;
-    if (etl_value_effective_format(a->in_type, a->out_type) != ETL_OUT_STRING)
+    if (a->in_type != ETL_IN_INT8 && a->in_type != ETL_IN_UINT8 && a->in_type != ETL_IN_UINT16)
         return false;
-    return a->in_type == ETL_IN_INT8 || a->in_type == ETL_IN_UINT8 || a->in_type == ETL_IN_UINT16;
+    return etl_value_effective_format(a->in_type, a->out_type) == ETL_OUT_STRING;
 }
 
 size_t etl_value_char_array(const etl_item *a, char *out, size_t cap, bool *truncated)

@@ -85,6 +85,9 @@ typedef struct etl_item {
     const uint8_t *map;
     uint32_t map_len;
     const char *map_strings;
+    /* VALUE: the field's nominal type as its schema step keeps it (schema.h), which
+     * etl_value_decode starts from; NULL (or not computed) when the item has no step */
+    const etl_step_nominal *nominal;
 } etl_item;
 
 typedef struct etl_fields_frame {

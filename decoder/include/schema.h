@@ -239,6 +239,18 @@ enum {
 #define ETL_MAP_ENTRY_SIZE 16u
 enum { ETL_MAP_BITMAP = 0x1 };
 
+/* The byte-count-free part of a field's nominal type (value_format.h etl_value_nominal): what
+ * every well-formed value of the field decodes as.  Filled in one place, when a step is added
+ * (etl_schema_builder_add_step); the value decoder starts from it and applies the byte count. */
+typedef struct etl_step_nominal {
+    uint16_t in_type;     /* the in-type as rendered (TDH 300-310 as their base type) */
+    uint16_t format;      /* the effective out-type (etl_value_effective_format) */
+    uint8_t kind;         /* etl_value_kind of a well-formed value */
+    uint8_t bits;         /* INT/UINT/DOUBLE width; chars: 8 or 16 */
+    uint8_t fixed;        /* bytes the in-type needs (0 when variable) */
+    uint8_t pointer_size; /* 4 or 8: the pointer size it was worked out for; 0 = not computed */
+} etl_step_nominal;
+
 /* One step.  Names, reasons and custom schema bytes are offsets into the schema's own storage
  * (etl_schema_name etc. turn them into pointers). */
 typedef struct etl_schema_step {
@@ -262,6 +274,10 @@ typedef struct etl_schema_step {
     uint8_t slot;       /* REFSLOT: the slot this value is kept in */
     uint8_t ref;        /* SIZE_REF / COUNT_REF: the slot read */
     uint16_t reserved;
+    /* VALUE / CUSTOM: the value's nominal type, worked out once from in_type and out_type by
+     * etl_schema_builder_add_step (etl_value_type_nominal, value_format.h) so that decoding a
+     * value does not re-derive it per value; zero (pointer_size 0) when not computed. */
+    etl_step_nominal nominal;
 } etl_schema_step;
 
 /* Schema sources: TraceLogging metadata; manifests (files, EventSource manifests, schemas carried

@@ -95,6 +95,9 @@ uint16_t etl_value_effective_format(unsigned in_type, unsigned out_type);
  * itself follows: a decoded value departs from it only when its bytes do - a FILETIME past year
  * 9999 stays a UINT, an impossible SYSTEMTIME or a malformed SID are BYTES. */
 void etl_value_nominal(unsigned in_type, unsigned out_type, uint8_t pointer_size, size_t n, etl_value *v);
+/* The part of that rule that needs no byte count, as a schema step keeps it (schema.h
+ * etl_step_nominal; the schema builder calls this once per VALUE step). */
+etl_step_nominal etl_value_type_nominal(unsigned in_type, unsigned out_type, uint8_t pointer_size);
 /* The same for an item: of the enumerator (fields.h) or of a schema walk (schema_walk.h, where
  * size is UINT32_MAX when the payload decides it). */
 void etl_item_nominal(const etl_item *it, etl_value *v);
@@ -114,7 +117,23 @@ typedef enum etl_int_style {
     ETL_INT_CODE,        /* decimal and a name: WIN32ERROR "5 (ERROR_ACCESS_DENIED)" */
     ETL_INT_CODE_HEX     /* "0x%08X" and a name: NTSTATUS, HRESULT */
 } etl_int_style;
-etl_int_style etl_value_int_style(const etl_value *v);
+/* Inline: asked for every integer value that is written out. */
+static inline etl_int_style etl_value_int_style(const etl_value *v)
+{
+    if (v->kind != ETL_VALUE_UINT)
+        return ETL_INT_DECIMAL;
+    switch (v->format) {
+    case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+    case ETL_OUT_CODE_POINTER:
+        return ETL_INT_HEX;
+    case ETL_OUT_WIN32ERROR:
+        return ETL_INT_CODE;
+    case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+        return ETL_INT_CODE_HEX;
+    default:
+        return ETL_INT_DECIMAL;
+    }
+}
 /* Is the value's number shown in hex (ETL_INT_HEX or ETL_INT_CODE_HEX)? */
 static inline bool etl_value_is_hex(const etl_value *v)
 {

@@ -1,5 +1,6 @@
 /* schema.c - building compiled schemas (schema.h), and the names of the TDH type numbers. */
 #include "schema.h"
+#include "value_format.h"
 
 #include "error.h"
 
@@ -201,7 +202,15 @@ static uint32_t append_step(etl_schema_builder *b, const etl_schema_step *st)
         return UINT32_MAX;
     if (!grow(b, (void **)&b->steps, &b->step_cap, b->step_count + 1, sizeof *b->steps))
         return UINT32_MAX;
-    b->steps[b->step_count] = *st;
+    etl_schema_step *dst = &b->steps[b->step_count];
+    *dst = *st;
+    /* The one place a step's nominal type is worked out (schema.h): every source adds its
+     * steps here.  A custom value is opaque bytes whatever its out-type (fields.h). */
+    if (st->op == ETL_OP_VALUE || st->op == ETL_OP_CUSTOM)
+        dst->nominal = etl_value_type_nominal(st->in_type, st->op == ETL_OP_CUSTOM ? ETL_OUT_NULL : st->out_type,
+                                              b->pointer_size);
+    else
+        memset(&dst->nominal, 0, sizeof dst->nominal);
     return b->step_count++;
 }
 
