@@ -221,8 +221,13 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
             last_ts = pk.timestamp_raw;
         if (b->count && last_ts < b->index[b->count - 1].timestamp)
             b->sorted = false;
-        b->index[b->count].offset = pos;
-        b->index[b->count].timestamp = last_ts;
+        etl_index_entry *e = &b->index[b->count];
+        e->timestamp = last_ts;
+        e->offset = pos;
+        e->size = pk.size;
+        e->header_type = pk.header_type;
+        e->raw_header_type = pk.raw_header_type;
+        e->has_timestamp = pk.has_timestamp;
         b->count++;
         uint32_t stride = etl_align8(pk.size);
         if (stride > b->data_len - pos)

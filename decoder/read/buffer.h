@@ -25,10 +25,14 @@ typedef struct etl_buffer_header {
 etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint64_t remaining,
                                    etl_buffer_header *out, etl_error *err);
 
-/* One record of a loaded buffer, as the index keeps it. */
+/* One record of a loaded buffer, as the index keeps it: where it is, and what its peek found
+ * (record.h), so delivering it frames it without peeking again. */
 typedef struct etl_index_entry {
-    uint32_t offset;    /* in the (decompressed) buffer, 0x48 = first record */
     int64_t timestamp;  /* raw; records without one inherit the previous record's */
+    uint32_t offset;    /* in the (decompressed) buffer, 0x48 = first record */
+    uint32_t size;      /* the peek's record size */
+    uint8_t header_type, raw_header_type;
+    bool has_timestamp; /* the record carries its own timestamp (else it is inherited) */
 } etl_index_entry;
 
 typedef struct etl_buffer {

@@ -46,6 +46,14 @@
 #define RANDOM_CACHE_SLOTS 4
 #define RESYNC_CHUNK (256u * 1024u)
 
+/* A buffer of the window with the key it is ordered by, kept beside the pointer so the heap
+ * compares without reaching into the buffers (the merge runs once per record). */
+struct heap_ent {
+    int64_t ts;   /* timestamp of the buffer's next record */
+    uint64_t seq; /* its place in the file: ties go to the earlier buffer */
+    etl_buffer *b;
+};
+
 /* One buffer found by the pre-scan. */
 struct buf_ref {
     uint64_t offset;
@@ -64,18 +72,25 @@ struct etl_reader {
 
     /* time conversion */
     bool can_convert;
+    bool freq_is_ticks;     /* the clock counts 100 ns units (10 MHz QPC, system time) */
     int64_t anchor, start, freq;
 
     /* sequential state */
     struct buf_ref *bufs;   /* every valid buffer, in delivery order (see the top comment) */
     uint32_t nbufs, bufs_cap;
     uint32_t next_buf;      /* next entry of bufs to load */
-    etl_buffer **heap;      /* the window, a min-heap on head timestamp */
+    struct heap_ent *heap;  /* the window, a min-heap on head timestamp */
     uint32_t nheap;
     uint64_t window_bytes;
     etl_buffer **pool;      /* spare buffers for reuse */
     uint32_t npool;
     etl_buffer *release;    /* delivered its last record; freed on the next call */
+    /* The run: while the buffer at the top of the heap has a head record earlier than
+     * run_limit (every other buffer's head and the next buffer to load), it is the one to
+     * deliver from, without touching the heap or the window (see etl_reader_next). */
+    bool run;
+    int64_t run_limit;
+    uint8_t session_ps;     /* etl_reader_session_pointer_size, asked per record */
     bool delivered_any;
     int64_t last_ts;
 
@@ -223,6 +238,13 @@ static bool convert_time(const etl_reader *r, int64_t raw, int64_t *ft)
     int64_t delta;
     if (__builtin_sub_overflow(raw, r->anchor, &delta))
         return false;
+    if (r->freq_is_ticks) { /* the common clock: no scaling, the same bounds as below */
+        if (delta > 900000000000LL * 10000000LL + 9999999LL || delta < -900000000000LL * 10000000LL)
+            return false;
+        if (__builtin_add_overflow(r->start, delta, ft))
+            return false;
+        return *ft >= 0;
+    }
     int64_t q = delta / r->freq, rem = delta % r->freq;
     if (rem < 0) {
         rem += r->freq;
@@ -256,6 +278,7 @@ static void setup_clock(etl_reader *r)
         return;
     r->anchor = lf->anchor_raw;
     r->start = lf->start_time;
+    r->freq_is_ticks = r->freq == 10000000;
     r->can_convert = true;
 }
 
@@ -514,39 +537,39 @@ static int64_t head_ts(const etl_buffer *b)
     return b->index[i].timestamp;
 }
 
-static bool heap_less(const etl_buffer *a, const etl_buffer *b)
+static inline bool heap_less(const struct heap_ent *a, const struct heap_ent *b)
 {
-    int64_t x = head_ts(a), y = head_ts(b);
-    return x != y ? x < y : a->load_seq < b->load_seq;
+    return a->ts != b->ts ? a->ts < b->ts : a->seq < b->seq;
 }
 
 static void heap_down(etl_reader *r, uint32_t i)
 {
+    struct heap_ent *h = r->heap;
+    uint32_t n = r->nheap;
+    struct heap_ent e = h[i];
     for (;;) {
-        uint32_t l = 2 * i + 1, m = i;
-        if (l < r->nheap && heap_less(r->heap[l], r->heap[m]))
-            m = l;
-        if (l + 1 < r->nheap && heap_less(r->heap[l + 1], r->heap[m]))
-            m = l + 1;
-        if (m == i)
-            return;
-        etl_buffer *t = r->heap[i];
-        r->heap[i] = r->heap[m];
-        r->heap[m] = t;
+        uint32_t l = 2 * i + 1, m;
+        if (l >= n)
+            break;
+        m = l + 1 < n && heap_less(&h[l + 1], &h[l]) ? l + 1 : l;
+        if (!heap_less(&h[m], &e))
+            break;
+        h[i] = h[m];
         i = m;
     }
+    h[i] = e;
 }
 
 static void heap_push(etl_reader *r, etl_buffer *b)
 {
+    struct heap_ent *h = r->heap;
     uint32_t i = r->nheap++;
-    r->heap[i] = b;
-    while (i && heap_less(r->heap[i], r->heap[(i - 1) / 2])) {
-        etl_buffer *t = r->heap[i];
-        r->heap[i] = r->heap[(i - 1) / 2];
-        r->heap[(i - 1) / 2] = t;
+    struct heap_ent e = {head_ts(b), b->load_seq, b};
+    while (i && heap_less(&e, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
         i = (i - 1) / 2;
     }
+    h[i] = e;
 }
 
 /* Bring in the buffers whose first record is due: every buffer whose first timestamp is not
@@ -559,7 +582,7 @@ static etl_status fill_window(etl_reader *r, etl_error *err)
         if (r->nheap > 0) {
             if (!timed || r->nheap >= r->opt.window_buffers || r->window_bytes >= r->opt.window_bytes)
                 break;
-            if (ref->first_ts > head_ts(r->heap[0]))
+            if (ref->first_ts > r->heap[0].ts)
                 break;
         }
         etl_buffer *b;
@@ -577,7 +600,9 @@ static etl_status fill_window(etl_reader *r, etl_error *err)
 
 static etl_status fill_record(etl_reader *r, const etl_buffer *b, uint32_t idx, etl_record *rec, etl_error *err)
 {
-    uint32_t off = b->index[idx].offset;
+    (void)err;
+    const etl_index_entry *e = &b->index[idx];
+    uint32_t off = e->offset;
     rec->position = (b->file_offset << POSITION_OFFSET_BITS) | (off >> 3);
     rec->buffer_offset = b->file_offset;
     rec->record_offset = off;
@@ -585,46 +610,81 @@ static etl_status fill_record(etl_reader *r, const etl_buffer *b, uint32_t idx, 
     rec->buffer_type = (uint8_t)b->hdr.type;
     rec->cpu = b->hdr.cpu;
     rec->logger_id = b->hdr.logger_id;
-    uint32_t stride;
-    etl_status st = etl_frame_record(b->data + off, b->data_len - off, etl_reader_session_pointer_size(r), rec, &stride, err);
-    if (st != ETL_OK) /* the index only holds records that peeked fine, so this is a bug */
-        return st == ETL_END ? etl_fail(err, ETL_ERR_CORRUPT, b->file_offset, "record vanished") : st;
+    /* The index keeps what the record's peek found when the buffer was loaded (only records
+     * that peeked fine are in it): frame from that rather than peek again. */
+    etl_record_peek pk;
+    pk.header_type = e->header_type;
+    pk.raw_header_type = e->raw_header_type;
+    pk.size = e->size;
+    pk.has_timestamp = e->has_timestamp;
+    pk.timestamp_raw = e->has_timestamp ? e->timestamp : 0;
+    etl_frame_peeked(b->data + off, &pk, r->session_ps, rec);
     rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
                              (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
                              rec->hook_id == 0;
-    etl_record_peek pk;
-    etl_peek_record(b->data + off, b->data_len - off, &pk, NULL);
     rec->has_timestamp = pk.has_timestamp && convert_time(r, rec->timestamp_raw, &rec->timestamp);
     if (!rec->has_timestamp)
         rec->timestamp = 0;
     return ETL_OK;
 }
 
+/* How long the buffer at the top of the heap may deliver on its own: until its head record
+ * is no longer strictly earlier than every other candidate - the heads of the other buffers
+ * (the root's two children are the smallest of them) and, in timestamp order, the first
+ * record of the next buffer to load (fill_window loads it once the head reaches it).  Ties
+ * leave the run, so the heap's tie rule decides them exactly as before. */
+static int64_t run_limit(const etl_reader *r)
+{
+    int64_t lim = INT64_MAX;
+    if (r->nheap > 1)
+        lim = r->heap[1].ts;
+    if (r->nheap > 2 && r->heap[2].ts < lim)
+        lim = r->heap[2].ts;
+    if (r->opt.order == ETL_ORDER_TIME && r->next_buf < r->nbufs && r->bufs[r->next_buf].first_ts < lim)
+        lim = r->bufs[r->next_buf].first_ts;
+    return lim;
+}
+
 etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
 {
     if (!r || !rec)
         return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
-    if (r->release) {
-        buffer_put(r, r->release);
-        r->release = NULL;
+    etl_status st;
+    if (!r->run) {
+        if (r->release) {
+            buffer_put(r, r->release);
+            r->release = NULL;
+        }
+        st = fill_window(r, err);
+        if (st != ETL_OK)
+            return st;
+        if (r->nheap == 0) {
+            release_deferred(r, UINT64_MAX);
+            return ETL_END;
+        }
+        r->run_limit = run_limit(r);
     }
-    etl_status st = fill_window(r, err);
-    if (st != ETL_OK)
-        return st;
-    if (r->nheap == 0) {
-        release_deferred(r, UINT64_MAX);
-        return ETL_END;
-    }
-    etl_buffer *b = r->heap[0];
+    /* The top buffer's head is the next record (a run: nothing else changed since the last
+     * call, see run_limit). */
+    etl_buffer *b = r->heap[0].b;
     uint32_t idx = b->sorted || !b->order ? b->next : b->order[b->next];
     int64_t ts = b->index[idx].timestamp;
     b->next++;
     if (b->next == b->count) {
         r->heap[0] = r->heap[--r->nheap];
-        heap_down(r, 0);
+        if (r->nheap)
+            heap_down(r, 0);
         r->release = b; /* the record view points into it until the next call */
+        r->run = false;
     } else {
-        heap_down(r, 0);
+        int64_t next_ts = head_ts(b);
+        r->heap[0].ts = next_ts;
+        if (next_ts < r->run_limit) {
+            r->run = true; /* still the earliest: it stays at the top, the heap stays valid */
+        } else {
+            heap_down(r, 0);
+            r->run = false;
+        }
     }
     st = fill_record(r, b, idx, rec, err);
     if (st != ETL_OK)
@@ -706,8 +766,8 @@ static void reader_free(etl_reader *r)
     if (!r)
         return;
     for (uint32_t i = 0; i < r->nheap; i++) {
-        etl_buffer_free(r->heap[i]);
-        free(r->heap[i]);
+        etl_buffer_free(r->heap[i].b);
+        free(r->heap[i].b);
     }
     for (uint32_t i = 0; i < r->npool; i++) {
         etl_buffer_free(r->pool[i]);
@@ -819,6 +879,7 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
         }
     }
     r->compressed_file = r->lf.present && (r->lf.log_file_mode & EVENT_TRACE_COMPRESSED_MODE);
+    r->session_ps = etl_reader_session_pointer_size(r);
     setup_clock(r);
     etl_buffer_free(first);
     free(first);

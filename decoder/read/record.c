@@ -416,7 +416,15 @@ etl_status etl_frame_record(const uint8_t *d, size_t avail, uint8_t session_poin
     etl_status st = etl_peek_record(d, avail, &pk, err);
     if (st != ETL_OK)
         return st;
+    etl_frame_peeked(d, &pk, session_pointer_size, rec);
+    if (stride)
+        *stride = etl_align8(rec->size);
+    return ETL_OK;
+}
 
+void etl_frame_peeked(const uint8_t *d, const etl_record_peek *peek, uint8_t session_pointer_size, etl_record *rec)
+{
+    const etl_record_peek pk = *peek;
     /* Reset the header part of the view; position and buffer fields belong to the caller. */
     uint64_t position = rec->position, buffer_offset = rec->buffer_offset;
     uint32_t record_offset = rec->record_offset;
@@ -493,9 +501,6 @@ etl_status etl_frame_record(const uint8_t *d, size_t avail, uint8_t session_poin
         rec->payload_offset = rec->size;
     rec->payload_size = rec->size - rec->payload_offset;
     rec->has_timestamp = false; /* the reader converts timestamp_raw with the trace's clock */
-    if (stride)
-        *stride = etl_align8(rec->size);
-    return ETL_OK;
 }
 
 /* ---- extended item helpers ------------------------------------------------------------- */

@@ -18,4 +18,8 @@ typedef struct etl_record_peek {
 
 etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out, etl_error *err);
 
+/* The rest of framing (etl_frame_record) for a record whose peek succeeded: the reader peeks
+ * every record once when it indexes a buffer, and frames from that peek on delivery. */
+void etl_frame_peeked(const uint8_t *d, const etl_record_peek *pk, uint8_t session_pointer_size, etl_record *rec);
+
 #endif
