@@ -10,6 +10,9 @@
  *     address size of IPV4/IPV6) - except where the bytes themselves depart (a FILETIME past
  *     9999, an impossible SYSTEMTIME, a malformed SID, a value cut short, an IPV6 of another
  *     size), which are counted and named;
+ *   - each of those values decodes (typed value and text) the same from the nominal type its
+ *     schema step keeps (etl_step_nominal) as from the rule worked out afresh, and the step's
+ *     copy is the rule's for its in/out-type;
  *   - the elements of arrays counted by another field, which a payload with count 0 never
  *     shows, are among the walk's items (GC/PerHeapHistory's Values.SizeBefore). */
 #include <glib.h>
@@ -116,6 +119,7 @@ static void walk_manifest_event(void *vctx, const etl_guid *provider, uint16_t i
 
 typedef struct tally {
     uint64_t values, agree, departed, char_arrays;
+    uint64_t step_path; /* values decoded from their step's nominal type (all but char arrays) */
     uint64_t departures[5]; /* filetime, systemtime, sid, short, ipv6 size */
 } tally;
 
@@ -129,6 +133,32 @@ static bool same_type(const etl_value *a, const etl_value *b)
     return a->kind == b->kind && a->bits == b->bits && a->format == b->format &&
            (!is_address(a) || a->bytes_len == b->bytes_len);
 }
+
+/* The same value, member by member (strings and bytes by content): the step's nominal type
+ * (etl_step_nominal, computed once when the step was added) and the rule worked out afresh
+ * from the in- and out-type must decode every value alike. */
+static bool same_value(const etl_value *a, const etl_value *b)
+{
+    if (!same_type(a, b) || a->truncated != b->truncated || a->bytes_len != b->bytes_len ||
+        (a->bytes_len && memcmp(a->bytes, b->bytes, a->bytes_len) != 0))
+        return false;
+    switch (a->kind) {
+    case ETL_VALUE_INT: case ETL_VALUE_UINT: case ETL_VALUE_FILETIME:
+        return a->v.u == b->v.u;
+    case ETL_VALUE_DOUBLE:
+        return memcmp(&a->v.d, &b->v.d, sizeof a->v.d) == 0;
+    case ETL_VALUE_BOOL:
+        return a->v.b == b->v.b;
+    case ETL_VALUE_GUID:
+        return memcmp(&a->v.guid, &b->v.guid, sizeof a->v.guid) == 0;
+    case ETL_VALUE_STRING:
+        return a->str_len == b->str_len && memcmp(a->str, b->str, a->str_len) == 0;
+    default:
+        return true;
+    }
+}
+
+static char scratch2[ETL_VALUE_TEXT_CAP(65536)];
 
 /* Why a decoded value may leave its nominal type: its bytes say so.  -1 when they do not. */
 static int departure(const etl_item *it, const etl_value *nominal, const etl_value *got)
@@ -180,6 +210,25 @@ static void check_record(const etl_schema *s, const etl_record *rec, GHashTable 
         etl_item_nominal(w, &nominal);
         etl_value_decode(&it, &got, scratch, sizeof scratch);
         t->values++;
+        if (!it.char_array) {
+            /* the step's copy of the nominal type is the one the rule gives its in/out-type,
+             * and decoding from it or from the rule afresh gives the same value and text */
+            const etl_step_nominal *nm = &s->steps[it.step].nominal;
+            etl_step_nominal fresh = etl_value_type_nominal(it.in_type, it.custom ? ETL_OUT_NULL : it.out_type,
+                                                            s->pointer_size);
+            CHECK(it.nominal == nm && nm->pointer_size != 0 && memcmp(nm, &fresh, sizeof fresh) == 0);
+            etl_item bare = it;
+            bare.nominal = NULL;
+            etl_value again;
+            etl_value_decode(&bare, &again, scratch2, sizeof scratch2);
+            CHECK(same_value(&got, &again));
+            char t1[512], t2[512];
+            if (it.size < 64) {
+                size_t n1 = etl_value_format(&it, t1, sizeof t1), n2 = etl_value_format(&bare, t2, sizeof t2);
+                CHECK(n1 == n2 && memcmp(t1, t2, n1) == 0);
+            }
+            t->step_path++;
+        }
         if (same_type(&nominal, &got)) {
             t->agree++;
             continue;
@@ -337,5 +386,8 @@ int main(int argc, char **argv)
     printf("%" PRIu64 " character arrays, as one string by the enumerator and the walk alike\n", t.char_arrays);
     CHECK(t.values > 1000000 && t.char_arrays > 0);
     CHECK_EQ_U(t.agree + t.departed, t.values);
+    printf("%" PRIu64 " values decoded from their step's nominal type, equal to the rule worked out afresh\n",
+           t.step_path);
+    CHECK(t.step_path + t.char_arrays >= t.values && t.step_path > 1000000);
     CHECK_MAIN_END();
 }
