@@ -12,6 +12,11 @@
 #include "bytes.h"
 #include "error.h"
 
+/* Room the fast path needs: a 32-byte literal copy or a 2-byte token, and 16 bytes of output
+ * written for a match of at most 10. */
+#define FAST_IN_MARGIN 40u
+#define FAST_OUT_MARGIN 64u
+
 etl_status etl_lzxpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap,
                                    size_t *out_len, etl_error *err)
 {
@@ -33,6 +38,46 @@ etl_status etl_lzxpress_decompress(const uint8_t *in, size_t in_len, uint8_t *ou
             flags = etl_ld32(in + ip);
             ip += 4;
             flag_count = 32;
+        }
+        /* The fast path, while both sides have room for the widest step below (so no check
+         * per byte): runs of literals copied at once, and short matches (the 3-bit length) by
+         * 8-byte moves.  The rest - long lengths and their shared half-byte, matches reaching
+         * before the output, the last bytes of either side - takes the checked path. */
+        if (in_len - ip >= FAST_IN_MARGIN && out_cap - op >= FAST_OUT_MARGIN) {
+            uint32_t rest = flags << (32 - flag_count); /* the unread flag bits, at the top */
+            if (!(rest & 0x80000000u)) {
+                unsigned k = rest ? (unsigned)__builtin_clz(rest) : flag_count;
+                if (k > flag_count)
+                    k = flag_count;
+                memcpy(out + op, in + ip, 32); /* k <= 32 literals; the margins cover 32 */
+                op += k;
+                ip += k;
+                flag_count -= k;
+                continue;
+            }
+            uint32_t token = etl_ld16(in + ip);
+            size_t length = token & 7u, offset = (token >> 3) + 1u;
+            if (length != 7 && offset <= op) {
+                flag_count--;
+                ip += 2;
+                length += 3; /* 3..9 bytes */
+                uint8_t *d = out + op;
+                const uint8_t *src = d - offset;
+                if (offset >= 8) {
+                    /* two 8-byte moves, the second after the first: with offset >= 8 every
+                     * byte read was written before it is read, as a byte-wise copy has it */
+                    uint64_t w;
+                    memcpy(&w, src, 8);
+                    memcpy(d, &w, 8);
+                    memcpy(&w, src + 8, 8);
+                    memcpy(d + 8, &w, 8);
+                } else {
+                    for (size_t i = 0; i < length; i++)
+                        d[i] = src[i];
+                }
+                op += length;
+                continue;
+            }
         }
         flag_count--;
         if (!(flags & (1u << flag_count))) {
