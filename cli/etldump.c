@@ -661,23 +661,25 @@ typedef struct counts {
     size_t len, cap;
 } counts;
 
-static void count(counts *c, const char *key)
+/* Count one more `key`; returns its counter's index (SIZE_MAX when out of memory). */
+static size_t count(counts *c, const char *key)
 {
     for (size_t i = 0; i < c->len; i++)
         if (strcmp(c->v[i].key, key) == 0) {
             c->v[i].n++;
-            return;
+            return i;
         }
     if (c->len == c->cap) {
         size_t n = c->cap ? c->cap * 2 : 16;
         counter *v = realloc(c->v, n * sizeof *v);
         if (!v)
-            return;
+            return SIZE_MAX;
         c->v = v;
         c->cap = n;
     }
     snprintf(c->v[c->len].key, sizeof c->v[c->len].key, "%s", key);
-    c->v[c->len++].n = 1;
+    c->v[c->len].n = 1;
+    return c->len++;
 }
 
 static void write_counts(json_out *j, const char *key, const counts *c)
@@ -915,28 +917,66 @@ static void decode_free(decode_ctx *d)
 
 /* ---- the summary mode --------------------------------------------------------------------- */
 
+/* Memo sizes: header types are a byte; extended item types below 64 cover every named one;
+ * providers go through a small direct-mapped table of recently seen GUIDs. */
+enum { SUMMARY_EXT_MEMO = 64, SUMMARY_PROV_MEMO = 64 };
+
 typedef struct summary {
     counts kinds, exts, provs;
     int64_t first_ts, last_ts;
     bool any_ts;
+    /* Each record's counters found without building and comparing their key strings (what
+     * made --summary slower than reading): counter index + 1, 0 = not seen yet. */
+    uint32_t kind_at[256];
+    uint32_t ext_at[SUMMARY_EXT_MEMO];
+    struct {
+        etl_guid g;
+        uint32_t at;
+    } prov_memo[SUMMARY_PROV_MEMO];
 } summary;
+
+/* The counter of `key` in c once more, through memo slot *at (index + 1). */
+static void count_memo(counts *c, uint32_t *at, const char *key)
+{
+    if (*at) {
+        c->v[*at - 1].n++;
+        return;
+    }
+    size_t i = count(c, key);
+    if (i != SIZE_MAX && i < UINT32_MAX)
+        *at = (uint32_t)i + 1;
+}
 
 static void summary_add(summary *sm, const etl_record *rec)
 {
-    count(&sm->kinds, etl_header_type_name(rec->header_type));
+    count_memo(&sm->kinds, &sm->kind_at[rec->header_type], etl_header_type_name(rec->header_type));
     for (unsigned i = 0; i < rec->ext_count; i++) {
-        const char *n = etl_ext_type_name(rec->ext[i].type);
+        unsigned t = rec->ext[i].type;
+        const char *n = etl_ext_type_name(t);
         char num[16];
         if (!n) {
-            snprintf(num, sizeof num, "%u", rec->ext[i].type);
+            snprintf(num, sizeof num, "%u", t);
             n = num;
         }
-        count(&sm->exts, n);
+        if (t < SUMMARY_EXT_MEMO)
+            count_memo(&sm->exts, &sm->ext_at[t], n);
+        else
+            count(&sm->exts, n);
     }
     if (rec->has_provider) {
-        char g[ETL_GUID_STR_SIZE];
-        etl_format_guid(&rec->provider, g);
-        count(&sm->provs, g);
+        const etl_guid *pg = &rec->provider;
+        unsigned slot = (pg->data1 ^ pg->data2 ^ ((unsigned)pg->data4[7] << 3)) % SUMMARY_PROV_MEMO;
+        if (sm->prov_memo[slot].at && memcmp(&sm->prov_memo[slot].g, pg, sizeof *pg) == 0) {
+            sm->provs.v[sm->prov_memo[slot].at - 1].n++;
+        } else {
+            char g[ETL_GUID_STR_SIZE];
+            etl_format_guid(pg, g);
+            size_t at = count(&sm->provs, g);
+            if (at != SIZE_MAX && at < UINT32_MAX) {
+                sm->prov_memo[slot].g = *pg;
+                sm->prov_memo[slot].at = (uint32_t)at + 1;
+            }
+        }
     }
     if (rec->has_timestamp) {
         if (!sm->any_ts || rec->timestamp < sm->first_ts)
