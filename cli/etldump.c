@@ -935,6 +935,15 @@ typedef struct summary {
     } prov_memo[SUMMARY_PROV_MEMO];
 } summary;
 
+/* Two GUIDs equal: two 8-byte compares, not a memcmp call per record. */
+static inline bool same_guid(const etl_guid *a, const etl_guid *b)
+{
+    uint64_t x[2], y[2];
+    memcpy(x, a, 16);
+    memcpy(y, b, 16);
+    return x[0] == y[0] && x[1] == y[1];
+}
+
 /* The counter of `key` in c once more, through memo slot *at (index + 1). */
 static void count_memo(counts *c, uint32_t *at, const char *key)
 {
@@ -966,7 +975,7 @@ static void summary_add(summary *sm, const etl_record *rec)
     if (rec->has_provider) {
         const etl_guid *pg = &rec->provider;
         unsigned slot = (pg->data1 ^ pg->data2 ^ ((unsigned)pg->data4[7] << 3)) % SUMMARY_PROV_MEMO;
-        if (sm->prov_memo[slot].at && memcmp(&sm->prov_memo[slot].g, pg, sizeof *pg) == 0) {
+        if (sm->prov_memo[slot].at && same_guid(&sm->prov_memo[slot].g, pg)) {
             sm->provs.v[sm->prov_memo[slot].at - 1].n++;
         } else {
             char g[ETL_GUID_STR_SIZE];

@@ -225,7 +225,7 @@ bool etl_reader_next_problem(etl_reader *r, etl_error *out)
 /* FILETIME of a raw session timestamp: StartTime + (raw - anchor) scaled to 100 ns, the
  * anchor being the logfile header's own timestamp (etw-formats.md section 4).  Integer-only:
  * whole seconds and the remainder are scaled separately, so nothing drifts or overflows. */
-static bool convert_time(const etl_reader *r, int64_t raw, int64_t *ft)
+static inline bool convert_time(const etl_reader *r, int64_t raw, int64_t *ft)
 {
     if (!r->can_convert) {
         /* No usable clock: a raw value that is a plausible FILETIME (1990..2100) is one. */
@@ -548,10 +548,11 @@ static void heap_down(etl_reader *r, uint32_t i)
     uint32_t n = r->nheap;
     struct heap_ent e = h[i];
     for (;;) {
-        uint32_t l = 2 * i + 1, m;
+        uint32_t l = 2 * i + 1;
         if (l >= n)
             break;
-        m = l + 1 < n && heap_less(&h[l + 1], &h[l]) ? l + 1 : l;
+        /* the smaller child without a branch: which one it is is a coin toss per record */
+        uint32_t m = l + (uint32_t)(l + 1 < n && heap_less(&h[l + 1], &h[l]));
         if (!heap_less(&h[m], &e))
             break;
         h[i] = h[m];
