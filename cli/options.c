@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "etl_format.h"
 #include "registry.h"
@@ -19,7 +20,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
-          "               [--manifest-path PATH]... [--verify-positions] FILE\n"
+          "               [--manifest-path PATH]... [--verify-positions] [--threads N] FILE\n"
           "       etldump --pcapng OUT [--first-appearance] FILE\n"
           "       etldump --write OUT.etl [SELECTION] FILE   (etldump --write --help: the selection)\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
@@ -30,7 +31,8 @@ static void usage(FILE *f)
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
           "Manifests that do not load are reported on stderr and do not change the status.\n"
           "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
-          "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n",
+          "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n"
+          "--threads N uses N threads (default: the machine's cores); the output is the same.\n",
           f);
 }
 
@@ -148,7 +150,7 @@ enum {
     OPT_SUMMARY = 's',
     OPT_HELP = 'h',
     /* reading */
-    OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_PCAPNG, OPT_FIRST_APPEARANCE,
+    OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_PCAPNG, OPT_FIRST_APPEARANCE, OPT_THREADS,
     /* writing */
     OPT_WRITE = 300, OPT_RECORDS, OPT_EVERY, OPT_POSITIONS, OPT_FROM, OPT_TO, OPT_PROVIDER, OPT_EVENT_ID, OPT_PID,
     /* both */
@@ -163,6 +165,7 @@ static const struct option table[] = {
     {"verify-positions", no_argument, NULL, OPT_VERIFY},
     {"pcapng", required_argument, NULL, OPT_PCAPNG},
     {"first-appearance", no_argument, NULL, OPT_FIRST_APPEARANCE},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"write", required_argument, NULL, OPT_WRITE},
     {"records", required_argument, NULL, OPT_RECORDS},
     {"every", required_argument, NULL, OPT_EVERY},
@@ -220,6 +223,14 @@ static const char *read_option(int c, const char *arg, etldump_options *o)
     case OPT_VERIFY: o->verify = true; return NULL;
     case OPT_PCAPNG: o->pcapng_path = arg; return NULL;
     case OPT_FIRST_APPEARANCE: o->pcapng.first_appearance = true; return NULL;
+    case OPT_THREADS: {
+        char *end;
+        unsigned long v = strtoul(arg, &end, 10);
+        if (*end || *arg == '-' || v == 0 || v > ETLDUMP_MAX_THREADS)
+            return "--threads takes a number of threads from 1 to 64";
+        o->threads = (unsigned)v;
+        return NULL;
+    }
     default: return NULL;
     }
 }
@@ -307,5 +318,12 @@ int etldump_parse_options(int argc, char **argv, etldump_options *o)
         return 2;
     }
     o->path = argv[optind];
+    if (!o->threads) { /* the machine's cores */
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        o->threads = n < 1 ? 1u : n > ETLDUMP_MAX_THREADS ? ETLDUMP_MAX_THREADS : (unsigned)n;
+    }
+    /* One thread merges, frames and writes; the others read, inflate and index buffers ahead
+     * of it (etl_options.threads).  Output is the same whatever the count. */
+    o->reader.threads = o->threads - 1;
     return -1;
 }

@@ -15,6 +15,7 @@
 enum {
     ETLDUMP_MAX_MANIFEST_PATHS = 64, /* --manifest-path options (each may join many with ':') */
     ETLDUMP_MAX_VALUES = 64,         /* values of one repeatable --write selection option */
+    ETLDUMP_MAX_THREADS = 64,        /* --threads */
 };
 
 /* --write's selection: every option given must match; repeated options of one kind match any
@@ -39,6 +40,7 @@ typedef struct etldump_options {
     size_t n_manifest_paths;
     /* reading: JSON Lines, --summary, --verify-positions */
     bool summary, payload, verify;
+    unsigned threads; /* --threads N (default: the machine's cores) */
     etl_options reader;
     /* --pcapng OUT: packets to a pcapng file (pcapng_out.h) */
     const char *pcapng_path;

@@ -352,7 +352,16 @@ typedef struct etl_options {
     etl_order order;
     uint32_t window_buffers; /* 0 = ETL_DEFAULT_WINDOW_BUFFERS */
     uint64_t window_bytes;   /* 0 = ETL_DEFAULT_WINDOW_BYTES */
+    /* Loader threads that read, inflate and index buffers ahead of delivery (at most
+     * ETL_MAX_READER_THREADS; each holds about two buffers more); 0 = none, everything on the
+     * caller's thread.  Records, their order, positions and damage reports are the same either
+     * way.  With threads the input's read_at is called from them, concurrently with the
+     * caller's own reads (etl_reader_read_at): it must be thread-safe, as the file and memory
+     * inputs are. */
+    uint32_t threads;
 } etl_options;
+
+#define ETL_MAX_READER_THREADS 16u
 
 typedef struct etl_stats {
     uint64_t buffers;            /* buffers read (including damaged ones) */

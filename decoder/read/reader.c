@@ -38,6 +38,7 @@
 #include "error.h"
 #include "etl.h"
 #include "layout.h"
+#include "prefetch.h"
 #include "record.h"
 
 #define POSITION_OFFSET_BITS 21
@@ -91,6 +92,7 @@ struct etl_reader {
     bool run;
     int64_t run_limit;
     uint8_t session_ps;     /* etl_reader_session_pointer_size, asked per record */
+    etl_prefetch *pf;       /* loader threads (etl_options.threads), or NULL */
     bool delivered_any;
     int64_t last_ts;
 
@@ -500,6 +502,14 @@ static int cmp_ref(const void *a, const void *b)
     return x->file_seq < y->file_seq ? -1 : (x->file_seq > y->file_seq);
 }
 
+/* Job i of the loader threads: the i-th buffer fill_window will load. */
+static void prefetch_job(void *ctx, uint32_t i, uint64_t *offset, etl_buffer_header *hdr)
+{
+    const etl_reader *r = ctx;
+    *offset = r->bufs[i].offset;
+    *hdr = r->bufs[i].hdr;
+}
+
 /* Load buffer `ref`; *out is NULL when it holds no record. */
 static etl_status load_ref(etl_reader *r, const struct buf_ref *ref, bool want_order, etl_buffer **out, etl_error *err)
 {
@@ -508,7 +518,13 @@ static etl_status load_ref(etl_reader *r, const struct buf_ref *ref, bool want_o
     etl_buffer *b = buffer_get(r);
     if (!b)
         return etl_fail(err, ETL_ERR_NOMEM, ref->offset, "no memory for a buffer");
-    etl_status st = etl_buffer_load(b, &r->io, ref->offset, &ref->hdr, want_order, report, r, err);
+    etl_status st;
+    if (r->pf) { /* loaded ahead by a loader thread; b takes its place in the slot */
+        etl_buffer *spare = b;
+        st = etl_prefetch_take(r->pf, (uint32_t)(ref - r->bufs), spare, &b, report, r, err);
+    } else {
+        st = etl_buffer_load(b, &r->io, ref->offset, &ref->hdr, want_order, report, r, err);
+    }
     if (st != ETL_OK) {
         etl_buffer_free(b);
         free(b);
@@ -766,6 +782,7 @@ static void reader_free(etl_reader *r)
 {
     if (!r)
         return;
+    etl_prefetch_stop(r->pf);
     for (uint32_t i = 0; i < r->nheap; i++) {
         etl_buffer_free(r->heap[i].b);
         free(r->heap[i].b);
@@ -893,6 +910,13 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
     }
     if (r->opt.order == ETL_ORDER_TIME)
         qsort(r->bufs, r->nbufs, sizeof *r->bufs, cmp_ref);
+    /* Loader threads, when asked for: bufs is final from here on, and they load its entries
+     * in the order fill_window takes them.  Two slots per thread and two more keep them busy
+     * while the merge consumes; without threads (or when they cannot start) this thread loads. */
+    if (r->opt.threads && r->nbufs > 1) {
+        unsigned t = r->opt.threads < ETL_MAX_READER_THREADS ? r->opt.threads : ETL_MAX_READER_THREADS;
+        r->pf = etl_prefetch_start(&r->io, prefetch_job, r, r->nbufs, r->opt.order == ETL_ORDER_TIME, t, 2 * t + 2);
+    }
     *out = r;
     return ETL_OK;
 }

@@ -1,0 +1,195 @@
+/* prefetch.c - loader threads for the reader (prefetch.h). */
+#include "prefetch.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Reports one load may keep for replay: a damaged buffer makes one or two; past this they are
+ * counted (as the reader's own queue does) and replayed as one line saying so. */
+#define PREFETCH_MAX_REPORTS 16u
+
+enum { SLOT_FREE = 0, SLOT_LOADING, SLOT_READY };
+
+typedef struct kept_report {
+    etl_status code;
+    uint64_t offset, bytes_lost;
+    char message[sizeof(((etl_error *)0)->message)];
+} kept_report;
+
+typedef struct slot {
+    int state;
+    uint32_t job;
+    etl_buffer *b;
+    etl_status st;
+    etl_error err;
+    kept_report reports[PREFETCH_MAX_REPORTS];
+    uint32_t nreports, dropped;
+    uint64_t dropped_bytes;
+} slot;
+
+struct etl_prefetch {
+    struct etl_io_ref io;
+    etl_prefetch_job_fn job;
+    void *job_ctx;
+    uint32_t n, next_job;
+    bool want_order, stop;
+    unsigned depth, nthreads;
+    slot *slots;
+    pthread_t *threads;
+    pthread_mutex_t mu;
+    pthread_cond_t ready, freed;
+};
+
+/* etl_buffer_load's report callback inside a loader: keep the report with the slot. */
+static void keep_report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
+    ETL_PRINTF(5, 6);
+static void keep_report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_lost, const char *fmt, ...)
+{
+    slot *s = ctx;
+    if (s->nreports >= PREFETCH_MAX_REPORTS) {
+        s->dropped++;
+        s->dropped_bytes += bytes_lost;
+        return;
+    }
+    kept_report *k = &s->reports[s->nreports++];
+    k->code = code;
+    k->offset = offset;
+    k->bytes_lost = bytes_lost;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k->message, sizeof k->message, fmt, ap);
+    va_end(ap);
+}
+
+static void *loader(void *arg)
+{
+    etl_prefetch *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop && p->next_job < p->n) {
+        uint32_t j = p->next_job;
+        slot *s = &p->slots[j % p->depth];
+        if (s->state != SLOT_FREE) { /* job j - depth not taken yet */
+            pthread_cond_wait(&p->freed, &p->mu);
+            continue;
+        }
+        p->next_job++;
+        s->state = SLOT_LOADING;
+        s->job = j;
+        s->nreports = s->dropped = 0;
+        s->dropped_bytes = 0;
+        pthread_mutex_unlock(&p->mu);
+
+        uint64_t off;
+        etl_buffer_header hdr;
+        p->job(p->job_ctx, j, &off, &hdr);
+        etl_status st = etl_buffer_load(s->b, &p->io, off, &hdr, p->want_order, keep_report, s, &s->err);
+
+        pthread_mutex_lock(&p->mu);
+        s->st = st;
+        s->state = SLOT_READY;
+        pthread_cond_broadcast(&p->ready);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void free_slots(etl_prefetch *p)
+{
+    for (unsigned i = 0; i < p->depth; i++)
+        if (p->slots[i].b) {
+            etl_buffer_free(p->slots[i].b);
+            free(p->slots[i].b);
+        }
+    free(p->slots);
+}
+
+etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, etl_prefetch_job_fn job, void *job_ctx, uint32_t n,
+                                 bool want_order, unsigned threads, unsigned depth)
+{
+    if (!threads || !depth || !n)
+        return NULL;
+    etl_prefetch *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->io = *io;
+    p->job = job;
+    p->job_ctx = job_ctx;
+    p->n = n;
+    p->want_order = want_order;
+    p->depth = depth;
+    p->slots = calloc(depth, sizeof *p->slots);
+    p->threads = calloc(threads, sizeof *p->threads);
+    bool ok = p->slots && p->threads;
+    for (unsigned i = 0; ok && i < depth; i++)
+        ok = (p->slots[i].b = calloc(1, sizeof(etl_buffer))) != NULL;
+    if (!ok || pthread_mutex_init(&p->mu, NULL) != 0) {
+        if (p->slots)
+            free_slots(p);
+        free(p->threads);
+        free(p);
+        return NULL;
+    }
+    pthread_cond_init(&p->ready, NULL);
+    pthread_cond_init(&p->freed, NULL);
+    for (unsigned i = 0; i < threads; i++) {
+        if (pthread_create(&p->threads[i], NULL, loader, p) != 0)
+            break;
+        p->nthreads++;
+    }
+    if (!p->nthreads) {
+        etl_prefetch_stop(p);
+        return NULL;
+    }
+    return p;
+}
+
+etl_status etl_prefetch_take(etl_prefetch *p, uint32_t i, etl_buffer *spare, etl_buffer **out, etl_report_fn report,
+                             void *report_ctx, etl_error *err)
+{
+    slot *s = &p->slots[i % p->depth];
+    pthread_mutex_lock(&p->mu);
+    while (!(s->state == SLOT_READY && s->job == i))
+        pthread_cond_wait(&p->ready, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    /* the slot is the taker's until it is marked free again */
+    for (uint32_t k = 0; k < s->nreports; k++)
+        report(report_ctx, s->reports[k].code, s->reports[k].offset, s->reports[k].bytes_lost, "%s",
+               s->reports[k].message);
+    if (s->dropped)
+        report(report_ctx, ETL_ERR_LIMIT, s->reports[0].offset, s->dropped_bytes,
+               "%u further problems in this buffer were counted but not listed", s->dropped);
+    etl_status st = s->st;
+    if (st != ETL_OK && err)
+        *err = s->err;
+    *out = s->b;
+    pthread_mutex_lock(&p->mu);
+    s->b = spare;
+    s->state = SLOT_FREE;
+    pthread_cond_broadcast(&p->freed);
+    pthread_mutex_unlock(&p->mu);
+    return st;
+}
+
+void etl_prefetch_stop(etl_prefetch *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->freed);
+    pthread_cond_broadcast(&p->ready);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i], NULL);
+    pthread_cond_destroy(&p->ready);
+    pthread_cond_destroy(&p->freed);
+    pthread_mutex_destroy(&p->mu);
+    free_slots(p);
+    free(p->threads);
+    free(p);
+}
