@@ -182,7 +182,11 @@ static void write_value(json_out *j, const etl_item *it)
         }
         return;
     case ETL_VALUE_UINT:
-        if (etl_value_int_style(&v) != ETL_INT_DECIMAL) { /* "0x1F", "5 (ERROR_ACCESS_DENIED)" */
+        if (etl_value_int_style(&v) == ETL_INT_HEX) { /* "0x1F": the value text, written directly */
+            json_hex_upper_u64(j, v.v.u);
+            return;
+        }
+        if (etl_value_int_style(&v) != ETL_INT_DECIMAL) { /* "5 (ERROR_ACCESS_DENIED)" */
             n = etl_value_text(&v, t, tcap);
             json_string_n(j, t, n);
             return;

@@ -11,15 +11,9 @@ void json_flush(json_out *j)
     }
 }
 
-/* Room for n more bytes at the end of the buffer (flushed first when they do not fit); the
- * caller writes there and adds what it wrote to j->len.  One bound check per value instead of one
- * per byte or per piece: etldump writes a few hundred values per record, so this is its JSON
- * writer's main cost.  n <= JSON_BUFFER_SIZE. */
 static inline char *room(json_out *j, size_t n)
 {
-    if (n > sizeof j->buf - j->len)
-        json_flush(j);
-    return j->buf + j->len;
+    return json_room(j, n);
 }
 
 static void out_mem(json_out *j, const char *p, size_t n)
@@ -139,53 +133,14 @@ static void raw_string(json_out *j, const char *s, size_t n)
  * reservation, with the separator. */
 #define SHORT_STRING JSON_SHORT_STRING
 
-/* Copy n <= SHORT_STRING bytes with word moves (the last one overlapping), not a library call:
- * the strings are short and the call would cost more than the copy. */
-static inline void copy_short(char *d, const char *s, size_t n)
-{
-    uint64_t w;
-    uint32_t h;
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            memcpy(&w, s + i, 8);
-            memcpy(d + i, &w, 8);
-        }
-        memcpy(&w, s + n - 8, 8);
-        memcpy(d + n - 8, &w, 8);
-    } else if (n >= 4) {
-        memcpy(&h, s, 4);
-        memcpy(d, &h, 4);
-        memcpy(&h, s + n - 4, 4);
-        memcpy(d + n - 4, &h, 4);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    }
-}
-
-/* The separator a value or key at this level needs (sep() without writing it): 1 for a comma. */
 static inline size_t take_comma(json_out *j)
 {
-    if (j->depth <= 0 || j->depth >= 64)
-        return 0;
-    size_t c = j->need_comma[j->depth];
-    j->need_comma[j->depth] = true;
-    return c;
+    return json_take_comma(j);
 }
 
 void json_key_plain(json_out *j, const char *key, size_t n)
 {
-    char *d = room(j, SHORT_STRING + 4);
-    size_t c = take_comma(j);
-    d[0] = ',';
-    d[c] = '"';
-    copy_short(d + c + 1, key, n);
-    d[c + n + 1] = '"';
-    d[c + n + 2] = ':';
-    j->len += c + n + 3;
-    /* the value that follows must not add a comma */
-    if (j->depth > 0 && j->depth < 64)
-        j->need_comma[j->depth] = false;
+    json_key_short(j, key, n);
 }
 
 void json_string_plain(json_out *j, const char *s, size_t n)
@@ -194,7 +149,7 @@ void json_string_plain(json_out *j, const char *s, size_t n)
     size_t c = take_comma(j);
     d[0] = ',';
     d[c] = '"';
-    copy_short(d + c + 1, s, n);
+    json_copy_short(d + c + 1, s, n);
     d[c + n + 1] = '"';
     j->len += c + n + 2;
 }
@@ -227,32 +182,29 @@ static const char digit_pairs[] = "000102030405060708091011121314151617181920212
                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                   "8081828384858687888990919293949596979899";
 
-void json_u64(json_out *j, uint64_t v)
+void json_u64_digits(json_out *j, uint64_t v)
 {
-    sep(j);
-    if (v < 10) { /* most header numbers: versions, levels, zeros */
-        *room(j, 1) = (char)('0' + v);
-        j->len++;
-        return;
-    }
-    if (v < 100) {
-        memcpy(room(j, 2), digit_pairs + 2 * v, 2);
-        j->len += 2;
-        return;
-    }
-    unsigned len = 3;
-    for (uint64_t p = 1000; len < 20 && v >= p; p *= 10)
-        len++;
-    char *d = room(j, len) + len;
+    /* right to left into a scratch, two digits per division, then one short copy: no count of
+     * the digits first */
+    char t[24];
+    char *e = t + sizeof t, *p = e;
     while (v >= 100) {
-        memcpy(d -= 2, digit_pairs + 2 * (v % 100), 2);
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (v % 100), 2);
         v /= 100;
     }
-    if (v >= 10)
-        memcpy(d -= 2, digit_pairs + 2 * v, 2);
-    else
-        *--d = (char)('0' + v);
-    j->len += len;
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    size_t len = (size_t)(e - p);
+    char *d = room(j, len + 1);
+    size_t c = take_comma(j);
+    d[0] = ',';
+    json_copy_short(d + c, p, len);
+    j->len += c + len;
 }
 
 void json_i64(json_out *j, int64_t v)
@@ -284,25 +236,7 @@ void json_null(json_out *j)
     out_mem(j, "null", 4);
 }
 
-void json_hex_u64(json_out *j, uint64_t v)
-{
-    static const char hex[] = "0123456789abcdef";
-    unsigned digits = 1;
-    for (uint64_t t = v; t >= 16; t >>= 4)
-        digits++;
-    sep(j);
-    char *d = room(j, digits + 4);
-    memcpy(d, "\"0x", 3);
-    char *e = d + 3 + digits;
-    *e = '"';
-    do {
-        *--e = hex[v & 15];
-        v >>= 4;
-    } while (v);
-    j->len += digits + 4;
-}
-
-/* The two hex digits of every byte value, so that a byte is one load and one 2-byte store. */
+/* The two hex digits of every byte value, lower and upper case. */
 static const char hex_pairs[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
                                 "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
                                 "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
@@ -311,6 +245,50 @@ static const char hex_pairs[] = "000102030405060708090a0b0c0d0e0f101112131415161
                                 "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
                                 "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
                                 "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+static const char hex_pairs_upper[] = "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+                                      "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+                                      "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+                                      "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+                                      "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+                                      "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+                                      "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+                                      "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+
+/* "0x" and the digits of v without leading zeros ("0x0" for 0), quoted: a byte per step. */
+static void hex_u64(json_out *j, uint64_t v, const char *pairs)
+{
+    char t[24];
+    char *e = t + sizeof t, *p = e;
+    while (v >= 256) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (v & 0xFF), 2);
+        v >>= 8;
+    }
+    if (v >= 16) {
+        p -= 2;
+        memcpy(p, pairs + 2 * v, 2);
+    } else {
+        *--p = pairs[2 * v + 1];
+    }
+    size_t len = (size_t)(e - p);
+    char *d = room(j, len + 5);
+    size_t c = take_comma(j);
+    d[0] = ',';
+    memcpy(d + c, "\"0x", 3);
+    json_copy_short(d + c + 3, p, len);
+    d[c + 3 + len] = '"';
+    j->len += c + len + 4;
+}
+
+void json_hex_u64(json_out *j, uint64_t v)
+{
+    hex_u64(j, v, hex_pairs);
+}
+
+void json_hex_upper_u64(json_out *j, uint64_t v)
+{
+    hex_u64(j, v, hex_pairs_upper);
+}
 
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
 {

@@ -35,8 +35,10 @@ void json_string_n(json_out *j, const char *s, size_t n);
 /* Always inlined: a call would hide a literal's bytes from the compiler. */
 #if defined(__GNUC__)
 #define JSON_INLINE static inline __attribute__((always_inline))
+#define JSON_IS_CONSTANT(x) __builtin_constant_p(x)
 #else
 #define JSON_INLINE static inline
+#define JSON_IS_CONSTANT(x) 0
 #endif
 
 /* Does any of the 8 bytes in w need escaping (a control byte, '"' or '\\')?  Exact for the word
@@ -81,13 +83,79 @@ JSON_INLINE bool json_needs_escape(const char *s, size_t n)
 void json_key_plain(json_out *j, const char *key, size_t n);
 void json_string_plain(json_out *j, const char *s, size_t n);
 
+void json_flush(json_out *j);
+
+/* Room for n more bytes at the end of the buffer (flushed first when they do not fit); the
+ * caller writes there and adds what it wrote to j->len.  n <= JSON_BUFFER_SIZE. */
+JSON_INLINE char *json_room(json_out *j, size_t n)
+{
+    if (n > sizeof j->buf - j->len)
+        json_flush(j);
+    return j->buf + j->len;
+}
+
+/* The separator a value or key at this level needs, taken: 1 for a comma. */
+JSON_INLINE size_t json_take_comma(json_out *j)
+{
+    if (j->depth <= 0 || j->depth >= 64)
+        return 0;
+    size_t c = j->need_comma[j->depth];
+    j->need_comma[j->depth] = true;
+    return c;
+}
+
+/* Copy n <= JSON_SHORT_STRING bytes with word moves (the last one overlapping); for a literal
+ * the compiler knows n and keeps only the moves it needs. */
+JSON_INLINE void json_copy_short(char *d, const char *s, size_t n)
+{
+    uint64_t w;
+    uint32_t h;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, s + i, 8);
+            memcpy(d + i, &w, 8);
+        }
+        memcpy(&w, s + n - 8, 8);
+        memcpy(d + n - 8, &w, 8);
+    } else if (n >= 4) {
+        memcpy(&h, s, 4);
+        memcpy(d, &h, 4);
+        memcpy(&h, s + n - 4, 4);
+        memcpy(d + n - 4, &h, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/* A short key that needs no escaping, with its separator, in one reservation.  Inline: etldump
+ * writes some 30 literal keys per record, each then a few fixed moves. */
+JSON_INLINE void json_key_short(json_out *j, const char *key, size_t n)
+{
+    char *d = json_room(j, JSON_SHORT_STRING + 4);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    d[c] = '"';
+    json_copy_short(d + c + 1, key, n);
+    d[c + n + 1] = '"';
+    d[c + n + 2] = ':';
+    j->len += c + n + 3;
+    /* the value that follows must not add a comma */
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false;
+}
+
 JSON_INLINE void json_key(json_out *j, const char *key)
 {
     size_t n = strlen(key);
-    if (n <= JSON_SHORT_STRING && !json_needs_escape(key, n))
-        json_key_plain(j, key, n);
-    else
+    if (n <= JSON_SHORT_STRING && !json_needs_escape(key, n)) {
+        if (JSON_IS_CONSTANT(n))
+            json_key_short(j, key, n); /* a literal: inline */
+        else
+            json_key_plain(j, key, n);
+    } else {
         json_key_n(j, key, n);
+    }
 }
 
 JSON_INLINE void json_string(json_out *j, const char *s)
@@ -99,17 +167,31 @@ JSON_INLINE void json_string(json_out *j, const char *s)
         json_string_n(j, s, n);
 }
 
-void json_u64(json_out *j, uint64_t v);
+/* Numbers of two or more digits (json_u64's long path). */
+void json_u64_digits(json_out *j, uint64_t v);
+/* One digit - most header numbers: versions, levels, zeros - inline. */
+JSON_INLINE void json_u64(json_out *j, uint64_t v)
+{
+    if (v < 10) {
+        char *d = json_room(j, 2);
+        size_t c = json_take_comma(j);
+        d[0] = ',';
+        d[c] = (char)('0' + v);
+        j->len += c + 1;
+        return;
+    }
+    json_u64_digits(j, v);
+}
 void json_i64(json_out *j, int64_t v);
 void json_bool(json_out *j, bool v);
 void json_null(json_out *j);
 void json_hex_u64(json_out *j, uint64_t v); /* "0x..." as a string */
+void json_hex_upper_u64(json_out *j, uint64_t v); /* "0x1F": value_format.h's hex integers */
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n); /* "0a1b..." */
 void json_newline(json_out *j);
 /* A value already in JSON form (a number, "true", a quoted string), with the comma logic. */
 void json_raw(json_out *j, const char *s, size_t n);
-/* Write out what is buffered (call before reading the FILE or at the end). */
-void json_flush(json_out *j);
+/* Write out what is buffered (call before reading the FILE or at the end): json_flush, above. */
 
 /* A key and its value in one call: the pair every writer of an object repeats. */
 JSON_INLINE void json_key_u64(json_out *j, const char *key, uint64_t v)

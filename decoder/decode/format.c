@@ -21,29 +21,31 @@ bool etl_guid_equal(const etl_guid *a, const etl_guid *b)
            memcmp(a->data4, b->data4, 8) == 0;
 }
 
-/* Hand-rolled rather than snprintf: this runs for every record of every output. */
-static char *put_hex(char *o, uint64_t v, int digits)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (int i = digits - 1; i >= 0; i--)
-        *o++ = hex[(v >> (4 * i)) & 15];
-    return o;
-}
+/* The two lower-case hex digits of every byte value: a GUID is 16 lookups, not 32 shifts. */
+static const char guid_pairs[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+                                 "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+                                 "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+                                 "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+                                 "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+                                 "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+                                 "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+                                 "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
 void etl_format_guid(const etl_guid *g, char out[ETL_GUID_STR_SIZE])
 {
-    char *o = out;
-    o = put_hex(o, g->data1, 8);
-    *o++ = '-';
-    o = put_hex(o, g->data2, 4);
-    *o++ = '-';
-    o = put_hex(o, g->data3, 4);
-    *o++ = '-';
-    o = put_hex(o, (uint64_t)g->data4[0] << 8 | g->data4[1], 4);
-    *o++ = '-';
-    for (int i = 2; i < 8; i++)
-        o = put_hex(o, g->data4[i], 2);
-    *o = '\0';
+    /* the GUID's bytes in text order (Data1..3 as numbers, most significant first), then each
+     * byte's pair at its place in 8-4-4-4-12 */
+    const uint8_t b[16] = {(uint8_t)(g->data1 >> 24), (uint8_t)(g->data1 >> 16), (uint8_t)(g->data1 >> 8),
+                           (uint8_t)g->data1,         (uint8_t)(g->data2 >> 8),  (uint8_t)g->data2,
+                           (uint8_t)(g->data3 >> 8),  (uint8_t)g->data3,         g->data4[0],
+                           g->data4[1],               g->data4[2],               g->data4[3],
+                           g->data4[4],               g->data4[5],               g->data4[6],
+                           g->data4[7]};
+    static const uint8_t at[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+    for (int i = 0; i < 16; i++)
+        memcpy(out + at[i], guid_pairs + 2 * b[i], 2);
+    out[8] = out[13] = out[18] = out[23] = '-';
+    out[36] = '\0';
 }
 
 static int hexval(int c)

@@ -151,6 +151,7 @@ static void write_numbers(json_out *o, void *ctx)
         json_i64(o, (int64_t)numbers[i]);
         json_i64(o, -(int64_t)(numbers[i] >> 1));
         json_hex_u64(o, numbers[i]);
+        json_hex_upper_u64(o, numbers[i]);
     }
     json_i64(o, INT64_MIN);
     json_end_array(o);
@@ -162,8 +163,9 @@ static void test_numbers(void)
     size_t k = 0;
     want[k++] = '[';
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        k += (size_t)sprintf(want + k, "%s%" PRIu64 ",%" PRId64 ",%" PRId64 ",\"0x%" PRIx64 "\"", i ? "," : "",
-                             numbers[i], (int64_t)numbers[i], -(int64_t)(numbers[i] >> 1), numbers[i]);
+        k += (size_t)sprintf(want + k, "%s%" PRIu64 ",%" PRId64 ",%" PRId64 ",\"0x%" PRIx64 "\",\"0x%" PRIX64 "\"",
+                             i ? "," : "", numbers[i], (int64_t)numbers[i], -(int64_t)(numbers[i] >> 1), numbers[i],
+                             numbers[i]);
     k += (size_t)sprintf(want + k, ",%" PRId64 "]", INT64_MIN);
     size_t len;
     char *got = capture(write_numbers, NULL, &len);

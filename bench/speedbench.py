@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""speedbench.py - issue 16's figures, each as a ratio to md5sum of the same file in the same run.
+A bench, not a timed test.
+
+    bench/speedbench.py ETLDUMP [--runs R] [--threads N] [--manifests DIR] FILE...
+
+For every FILE, R rounds, each round running md5sum and then every etldump mode once on it
+(so the yardstick and the measured command share the moment: the machine is shared), and per
+command the best wall time and the best CPU time (user + system, the children's rusage) over
+the rounds, plus the peak RSS.  Modes:
+
+  summary     etldump --summary --threads 1 FILE          (framing, merge in timestamp order)
+  summary/N   etldump --summary --threads N FILE          (loader threads inflating ahead)
+  json        etldump --threads 1 [--manifest-path DIR] FILE > /dev/null
+  json/N      etldump --threads N [--manifest-path DIR] FILE > /dev/null
+
+Printed per mode: best wall s, best CPU s, wall and CPU as a ratio to md5sum's best wall/CPU,
+records per second of wall time (JSON: events/s), peak RSS.  --manifests is passed to the JSON
+modes only when the file name contains "net452" (the shared manifests describe its events).
+Python 3 standard library only.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def run(cmd):
+    """(wall s, CPU s, peak RSS KiB) of cmd alone (its own rusage from wait4), stdout to /dev/null."""
+    with open(os.devnull, "wb") as null:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=null, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode not in (0, 1):
+        sys.exit("%s: exit %d" % (" ".join(cmd), p.returncode))
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def records(etldump, path):
+    out = subprocess.run([etldump, "--summary", path], capture_output=True, text=True).stdout
+    m = re.search(r'"records":(\d+)', out)
+    return int(m.group(1)) if m else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("etldump")
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--manifests", default=None)
+    ap.add_argument("--modes", default="summary,summary/N,json,json/N")
+    args = ap.parse_args()
+    n = str(args.threads)
+    for path in args.files:
+        mf = ["--manifest-path", args.manifests] if args.manifests and "net452" in path else []
+        modes = {
+            "summary": [args.etldump, "--summary", "--threads", "1", path],
+            "summary/N": [args.etldump, "--summary", "--threads", n, path],
+            "json": [args.etldump, "--threads", "1"] + mf + [path],
+            "json/N": [args.etldump, "--threads", n] + mf + [path],
+        }
+        wanted = [m for m in args.modes.split(",") if m in modes]
+        best = {"md5sum": [1e9, 1e9, 0]}
+        for m in wanted:
+            best[m] = [1e9, 1e9, 0]
+        for _ in range(args.runs):
+            for name, cmd in [("md5sum", ["md5sum", path])] + [(m, modes[m]) for m in wanted]:
+                w, c, rss = run(cmd)
+                b = best[name]
+                b[0], b[1], b[2] = min(b[0], w), min(b[1], c), max(b[2], rss)
+        nrec = records(args.etldump, path)
+        size = os.path.getsize(path)
+        print("%s: %d records, %.1f MB; md5sum best wall %.3f s, CPU %.3f s (best of %d, threads N = %s)"
+              % (os.path.basename(path), nrec, size / 1e6, best["md5sum"][0], best["md5sum"][1], args.runs, n))
+        print("  %-10s %8s %8s %10s %10s %12s %9s" % ("mode", "wall s", "CPU s", "wall/md5", "CPU/md5", "records/s", "RSS MiB"))
+        for m in wanted:
+            w, c, rss = best[m]
+            print("  %-10s %8.3f %8.3f %9.2fx %9.2fx %12.0f %9.1f"
+                  % (m, w, c, w / best["md5sum"][0], c / max(best["md5sum"][1], 1e-9), nrec / w, rss / 1024))
+
+
+if __name__ == "__main__":
+    main()
