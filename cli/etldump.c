@@ -469,7 +469,8 @@ static void write_identity(json_out *j, const etl_record *r)
         json_key_u64(j, "raw_header_type", r->raw_header_type);
     }
     json_key(j, "timestamp");
-    if (r->has_timestamp && etl_format_filetime(r->timestamp, ts))
+    static etl_time_cache tc; /* records come in time order: most share the last one's second */
+    if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, ts, &tc))
         json_string(j, ts);
     else
         json_null(j);

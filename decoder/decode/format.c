@@ -155,6 +155,30 @@ bool etl_format_filetime(int64_t ft, char out[ETL_TIME_STR_SIZE])
     return true;
 }
 
+/* Bytes of a formatted time (1601..9999: always this long). */
+#define ETL_TIME_TEXT_LEN 28
+
+bool etl_format_filetime_cached(int64_t ft, char out[ETL_TIME_STR_SIZE], etl_time_cache *c)
+{
+    if (ft < 0 || ft > 2650467743999999999LL || ft / 10000000 != c->second || !c->valid) {
+        bool ok = etl_format_filetime(ft, out);
+        if (ok) {
+            memcpy(c->text, out, ETL_TIME_TEXT_LEN + 1);
+            c->second = ft / 10000000;
+            c->valid = true;
+        }
+        return ok;
+    }
+    /* same second: the cached text with this value's 7 fraction digits (bytes 20..26) */
+    memcpy(out, c->text, ETL_TIME_TEXT_LEN + 1);
+    int frac = (int)(ft % 10000000);
+    for (int i = 26; i >= 20; i--) {
+        out[i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    return true;
+}
+
 size_t etl_format_sid(const uint8_t *p, size_t len, char out[ETL_SID_STR_SIZE])
 {
     out[0] = '\0';

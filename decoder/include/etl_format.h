@@ -24,6 +24,14 @@ bool etl_guid_equal(const etl_guid *a, const etl_guid *b);
 /* FILETIME (100 ns since 1601 UTC) as ISO 8601 UTC with 7 fraction digits and a 'Z'.
  * Returns false (and writes "invalid") for values outside years 1601..9999. */
 bool etl_format_filetime(int64_t filetime, char out[ETL_TIME_STR_SIZE]);
+/* The same, remembering the last whole second formatted in `cache` (zero it before first use):
+ * consecutive records mostly share their second, which then costs only the fraction digits. */
+typedef struct etl_time_cache {
+    int64_t second; /* FILETIME / 10^7 of `text`, -1 or 0-initialized = none */
+    bool valid;
+    char text[ETL_TIME_STR_SIZE];
+} etl_time_cache;
+bool etl_format_filetime_cached(int64_t filetime, char out[ETL_TIME_STR_SIZE], etl_time_cache *cache);
 /* FILETIME to seconds and nanoseconds since the Unix epoch (may be negative). */
 void etl_filetime_to_unix(int64_t filetime, int64_t *secs, int32_t *nsecs);
 

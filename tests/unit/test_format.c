@@ -99,10 +99,44 @@ static void test_hex_and_text(void)
     CHECK_EQ_U(used, 12);
 }
 
+/* The cached form gives etl_format_filetime's text for every value: runs inside one second,
+ * steps across seconds, days and years, jumps back, and the invalid ends. */
+static void test_filetime_cached(void)
+{
+    etl_time_cache c = {0};
+    char a[ETL_TIME_STR_SIZE], b[ETL_TIME_STR_SIZE];
+    int64_t ft = 132756731728578510LL;
+    uint64_t x = 88172645463325252ULL;
+    unsigned same = 0, n = 0;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        switch (x % 8) {
+        case 0: ft += (int64_t)(x % 864000000000ULL); break;          /* up to a day on */
+        case 1: ft -= (int64_t)(x % 20000000); break;                 /* back a little */
+        case 2: ft = (int64_t)(x % 2650467744000000000ULL); break;   /* anywhere */
+        default: ft += (int64_t)(x % 3000); break;                    /* the same second, mostly */
+        }
+        if (i % 50000 == 7)
+            ft = -5;
+        if (i % 50000 == 8)
+            ft = 2650467743999999999LL + 1;
+        if (i % 50000 == 9)
+            ft = 2650467743999999999LL;
+        bool ok1 = etl_format_filetime(ft, a), ok2 = etl_format_filetime_cached(ft, b, &c);
+        bool eq = ok1 == ok2 && (!ok1 || strcmp(a, b) == 0);
+        same += eq;
+        n++;
+        if (!eq)
+            fprintf(stderr, "  %lld: %s vs %s\n", (long long)ft, a, b);
+    }
+    CHECK_EQ_U(same, n);
+}
+
 int main(void)
 {
     test_guid();
     test_filetime();
+    test_filetime_cached();
     test_sid();
     test_hex_and_text();
     CHECK_MAIN_END();
