@@ -700,10 +700,10 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
 /* One pass over the trace before decoding (prescan.h): the schemas it carries (MetaData
  * records, EventSource manifest chunks) and its process and thread events, so that every
  * record decodes and is named whatever its position. */
-static etl_status prescan(decode_ctx *d, const char *path, etl_error *err)
+static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, etl_error *err)
 {
     const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs) };
-    return etl_prescan_file(path, obs, sizeof obs / sizeof obs[0], err);
+    return etl_prescan_file_threads(path, threads, obs, sizeof obs / sizeof obs[0], err);
 }
 
 /* The registry's messages (manifests that do not parse, disagreeing definitions, refused
@@ -741,7 +741,7 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
     d->procs = etl_procs_new(d->schemas);
     d->links = etl_stack_links_new(0);
     etl_error perr;
-    if (prescan(d, o->path, &perr) != ETL_OK)
+    if (prescan(d, o->path, o->reader.threads, &perr) != ETL_OK)
         fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", o->path, perr.message);
     return true;
 }

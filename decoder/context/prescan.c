@@ -24,8 +24,15 @@ etl_status etl_prescan(etl_reader *r, const etl_observer *obs, size_t n, etl_err
 
 etl_status etl_prescan_file(const char *path, const etl_observer *obs, size_t n, etl_error *err)
 {
+    return etl_prescan_file_threads(path, 0, obs, n, err);
+}
+
+etl_status etl_prescan_file_threads(const char *path, unsigned threads, const etl_observer *obs, size_t n,
+                                    etl_error *err)
+{
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
+    opt.threads = threads;
     etl_reader *r;
     etl_status st = etl_reader_open_file(path, &opt, &r, err);
     if (st != ETL_OK)

@@ -48,6 +48,9 @@ typedef struct etl_observer {
 etl_status etl_prescan(etl_reader *r, const etl_observer *obs, size_t n, etl_error *err);
 /* The same on a file, through a reader of its own in file order. */
 etl_status etl_prescan_file(const char *path, const etl_observer *obs, size_t n, etl_error *err);
+/* The same with that reader's loader threads (etl_options.threads; the order stays file order). */
+etl_status etl_prescan_file_threads(const char *path, unsigned threads, const etl_observer *obs, size_t n,
+                                    etl_error *err);
 
 /* The registry as an observer: the schemas the trace carries (etl_registry_observe, refusals
  * reported through the registry's report function). */
