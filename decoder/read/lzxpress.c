@@ -12,8 +12,8 @@
 #include "bytes.h"
 #include "error.h"
 
-/* Room the fast path needs: a 32-byte literal copy or a 2-byte token, and 16 bytes of output
- * written for a match of at most 10. */
+/* Room the fast path needs: a 32-byte literal copy or a 3-byte token, and 24 bytes of output
+ * written for a match of at most 24. */
 #define FAST_IN_MARGIN 40u
 #define FAST_OUT_MARGIN 64u
 
@@ -40,9 +40,10 @@ etl_status etl_lzxpress_decompress(const uint8_t *in, size_t in_len, uint8_t *ou
             flag_count = 32;
         }
         /* The fast path, while both sides have room for the widest step below (so no check
-         * per byte): runs of literals copied at once, and short matches (the 3-bit length) by
-         * 8-byte moves.  The rest - long lengths and their shared half-byte, matches reaching
-         * before the output, the last bytes of either side - takes the checked path. */
+         * per byte): runs of literals copied at once, and matches whose length the token or
+         * the shared half-byte holds (up to 24 bytes) by 8-byte moves.  The rest - longer
+         * lengths, matches reaching before the output, the last bytes of either side - takes
+         * the checked path. */
         if (in_len - ip >= FAST_IN_MARGIN && out_cap - op >= FAST_OUT_MARGIN) {
             uint32_t rest = flags << (32 - flag_count); /* the unread flag bits, at the top */
             if (!(rest & 0x80000000u)) {
@@ -57,20 +58,36 @@ etl_status etl_lzxpress_decompress(const uint8_t *in, size_t in_len, uint8_t *ou
             }
             uint32_t token = etl_ld16(in + ip);
             size_t length = token & 7u, offset = (token >> 3) + 1u;
-            if (length != 7 && offset <= op) {
+            size_t used = 2;
+            if (length == 7) {
+                /* the shared half-byte, looked at before anything is taken: a 15 (a longer
+                 * length in the bytes after it) is the checked path's */
+                size_t nib = half_byte_pos ? (size_t)(in[half_byte_pos] >> 4) : (size_t)(in[ip + 2] & 0x0Fu);
+                if (nib == 15 || offset > op)
+                    goto checked;
+                if (half_byte_pos) {
+                    half_byte_pos = 0;
+                } else {
+                    half_byte_pos = ip + 2;
+                    used = 3;
+                }
+                length = 7 + nib;
+            }
+            if (offset <= op) {
                 flag_count--;
-                ip += 2;
-                length += 3; /* 3..9 bytes */
+                ip += used;
+                length += 3; /* 3..24 bytes */
                 uint8_t *d = out + op;
                 const uint8_t *src = d - offset;
                 if (offset >= 8) {
-                    /* two 8-byte moves, the second after the first: with offset >= 8 every
-                     * byte read was written before it is read, as a byte-wise copy has it */
+                    /* 8-byte moves, each after the one before: with offset >= 8 every byte
+                     * read was written before it is read, as a byte-wise copy has it; the
+                     * margins cover the 24 bytes the last move may reach */
                     uint64_t w;
-                    memcpy(&w, src, 8);
-                    memcpy(d, &w, 8);
-                    memcpy(&w, src + 8, 8);
-                    memcpy(d + 8, &w, 8);
+                    for (size_t k = 0; k < length; k += 8) {
+                        memcpy(&w, src + k, 8);
+                        memcpy(d + k, &w, 8);
+                    }
                 } else {
                     for (size_t i = 0; i < length; i++)
                         d[i] = src[i];
@@ -79,6 +96,7 @@ etl_status etl_lzxpress_decompress(const uint8_t *in, size_t in_len, uint8_t *ou
                 continue;
             }
         }
+    checked:
         flag_count--;
         if (!(flags & (1u << flag_count))) {
             if (ip >= in_len)
@@ -157,10 +175,20 @@ etl_status etl_lzxpress_decompress(const uint8_t *in, size_t in_len, uint8_t *ou
             memcpy(out + op, out + op - offset, length);
             op += length;
         } else {
-            /* Overlapping copy repeats the last `offset` bytes: byte by byte, by design. */
+            /* An overlapping copy repeats the last `offset` bytes (runs of one byte, padding):
+             * as a byte-wise copy would, but in non-overlapping pieces from the pattern's start,
+             * each as long as what is already written after it - the pieces double, so a long
+             * run is a few memcpy calls, not one step per byte. */
             const uint8_t *src = out + op - offset;
-            for (size_t i = 0; i < length; i++)
-                out[op + i] = src[i];
+            uint8_t *d = out + op;
+            size_t left = length, dist = offset;
+            while (left) {
+                size_t n = left < dist ? left : dist;
+                memcpy(d, src, n);
+                d += n;
+                left -= n;
+                dist += n;
+            }
             op += length;
         }
     }
