@@ -268,38 +268,7 @@ static void keep_slot(etl_fields *f, const etl_schema_step *st, const uint8_t *p
         f->slots[st->slot] = v;
 }
 
-static etl_item_kind fields_next_general(etl_fields *f, etl_item *it);
-
-/* The common item first - a fixed-size value that fits, without a map, not optional, not kept
- * for a later length or count: most fields of kernel and manifest events.  The same item as
- * the general path gives, in a function small enough to need few saved registers; everything
- * else (and every check that can end the walk) is fields_next_general's. */
 etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
-{
-    const etl_schema *s = f->schema;
-    if (!f->pending && !f->done && f->items < ETL_FIELDS_MAX_ITEMS && f->pc < s->step_count) {
-        uint32_t pc = f->pc;
-        const etl_schema_step *st = &s->steps[pc];
-        if (st->op == ETL_OP_VALUE && st->size_rule == ETL_SIZE_FIXED &&
-            !(st->flags & (ETL_STEP_OPTIONAL | ETL_STEP_REFSLOT | ETL_STEP_MAP)) && st->size <= f->size - f->pos) {
-            f->items++;
-            item_base(f, it, ETL_ITEM_VALUE, st, pc);
-            if (it->is_element) {
-                const etl_fields_frame *fr = array_frame(f);
-                it->array_index = fr ? fr->index : 0;
-            }
-            it->wire_size = st->size;
-            it->data = f->data + f->pos;
-            it->size = st->size;
-            f->pos += st->size;
-            advance(f);
-            return f->last_kind = ETL_ITEM_VALUE;
-        }
-    }
-    return fields_next_general(f, it);
-}
-
-static __attribute__((noinline)) etl_item_kind fields_next_general(etl_fields *f, etl_item *it)
 {
     if (f->pending) {
         f->pending = 0;
@@ -314,6 +283,24 @@ static __attribute__((noinline)) etl_item_kind fields_next_general(etl_fields *f
         return end_item(f, it);
     uint32_t pc = f->pc;
     const etl_schema_step *st = &s->steps[pc];
+    /* The common item first - a fixed-size value that fits, without a map, not optional, not
+     * kept for a later length or count: most fields of kernel and manifest events.  The same
+     * item as the general path below gives, without its two switches and flag tests. */
+    if (st->op == ETL_OP_VALUE && st->size_rule == ETL_SIZE_FIXED &&
+        !(st->flags & (ETL_STEP_OPTIONAL | ETL_STEP_REFSLOT | ETL_STEP_MAP)) && st->size <= f->size - f->pos) {
+        f->items++;
+        item_base(f, it, ETL_ITEM_VALUE, st, pc);
+        if (it->is_element) {
+            const etl_fields_frame *fr = array_frame(f);
+            it->array_index = fr ? fr->index : 0;
+        }
+        it->wire_size = st->size;
+        it->data = f->data + f->pos;
+        it->size = st->size;
+        f->pos += st->size;
+        advance(f);
+        return f->last_kind = ETL_ITEM_VALUE;
+    }
     if ((st->flags & ETL_STEP_OPTIONAL) && f->depth == 0 && f->pos == f->size)
         return end_item(f, it); /* the shorter form: the optional fields are absent */
     f->items++;
