@@ -1,6 +1,8 @@
 /* json.c - the JSON writer etldump uses: strings escaped per RFC 8259, integers without printf. */
 #include "json.h"
 
+#include "etl_format.h"
+
 #include <string.h>
 
 void json_flush(json_out *j)
@@ -145,13 +147,7 @@ void json_key_plain(json_out *j, const char *key, size_t n)
 
 void json_string_plain(json_out *j, const char *s, size_t n)
 {
-    char *d = room(j, SHORT_STRING + 3);
-    size_t c = take_comma(j);
-    d[0] = ',';
-    d[c] = '"';
-    json_copy_short(d + c + 1, s, n);
-    d[c + n + 1] = '"';
-    j->len += c + n + 2;
+    json_short_quoted(j, s, n, false);
 }
 
 void json_key_n(json_out *j, const char *key, size_t n)
@@ -177,10 +173,28 @@ void json_string_n(json_out *j, const char *s, size_t n)
     raw_string(j, s, n);
 }
 
-/* "00".."99": two digits per division. */
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                  "8081828384858687888990919293949596979899";
+/* Two digits per division, two hex digits per byte: the library's tables (etl_format.h). */
+#define digit_pairs etl_dec_pairs
+#define hex_pairs etl_hex_pairs_lower
+
+/* [,]prefix digits suffix: a number written right to left into a scratch (p, len), with the
+ * separator, in one reservation. */
+static void put_number(json_out *j, const char *p, size_t len, bool hex)
+{
+    char *d = room(j, len + 5);
+    size_t c = take_comma(j);
+    d[0] = ',';
+    size_t at = c;
+    if (hex) {
+        memcpy(d + at, "\"0x", 3);
+        at += 3;
+    }
+    json_copy_short(d + at, p, len);
+    at += len;
+    if (hex)
+        d[at++] = '"';
+    j->len += at;
+}
 
 void json_u64_digits(json_out *j, uint64_t v)
 {
@@ -199,12 +213,7 @@ void json_u64_digits(json_out *j, uint64_t v)
     } else {
         *--p = (char)('0' + v);
     }
-    size_t len = (size_t)(e - p);
-    char *d = room(j, len + 1);
-    size_t c = take_comma(j);
-    d[0] = ',';
-    json_copy_short(d + c, p, len);
-    j->len += c + len;
+    put_number(j, p, (size_t)(e - p), false);
 }
 
 void json_i64(json_out *j, int64_t v)
@@ -236,24 +245,6 @@ void json_null(json_out *j)
     out_mem(j, "null", 4);
 }
 
-/* The two hex digits of every byte value, lower and upper case. */
-static const char hex_pairs[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-                                "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-                                "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-                                "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-                                "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-                                "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-                                "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-                                "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-static const char hex_pairs_upper[] = "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
-                                      "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
-                                      "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
-                                      "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
-                                      "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
-                                      "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
-                                      "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
-                                      "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
-
 /* "0x" and the digits of v without leading zeros ("0x0" for 0), quoted: a byte per step. */
 static void hex_u64(json_out *j, uint64_t v, const char *pairs)
 {
@@ -270,14 +261,7 @@ static void hex_u64(json_out *j, uint64_t v, const char *pairs)
     } else {
         *--p = pairs[2 * v + 1];
     }
-    size_t len = (size_t)(e - p);
-    char *d = room(j, len + 5);
-    size_t c = take_comma(j);
-    d[0] = ',';
-    memcpy(d + c, "\"0x", 3);
-    json_copy_short(d + c + 3, p, len);
-    d[c + 3 + len] = '"';
-    j->len += c + len + 4;
+    put_number(j, p, (size_t)(e - p), true);
 }
 
 void json_hex_u64(json_out *j, uint64_t v)
@@ -287,7 +271,7 @@ void json_hex_u64(json_out *j, uint64_t v)
 
 void json_hex_upper_u64(json_out *j, uint64_t v)
 {
-    hex_u64(j, v, hex_pairs_upper);
+    hex_u64(j, v, etl_hex_pairs_upper);
 }
 
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)

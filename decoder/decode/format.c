@@ -21,15 +21,25 @@ bool etl_guid_equal(const etl_guid *a, const etl_guid *b)
            memcmp(a->data4, b->data4, 8) == 0;
 }
 
-/* The two lower-case hex digits of every byte value: a GUID is 16 lookups, not 32 shifts. */
-static const char guid_pairs[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-                                 "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-                                 "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-                                 "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-                                 "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-                                 "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-                                 "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-                                 "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+const char etl_hex_pairs_lower[513] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+                                      "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+                                      "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+                                      "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+                                      "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+                                      "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+                                      "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+                                      "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+const char etl_hex_pairs_upper[513] = "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+                                      "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+                                      "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+                                      "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+                                      "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+                                      "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+                                      "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+                                      "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+const char etl_dec_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
 
 void etl_format_guid(const etl_guid *g, char out[ETL_GUID_STR_SIZE])
 {
@@ -43,7 +53,7 @@ void etl_format_guid(const etl_guid *g, char out[ETL_GUID_STR_SIZE])
                            g->data4[7]};
     static const uint8_t at[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
     for (int i = 0; i < 16; i++)
-        memcpy(out + at[i], guid_pairs + 2 * b[i], 2);
+        memcpy(out + at[i], etl_hex_pairs_lower + 2 * b[i], 2); /* 16 lookups, not 32 shifts */
     out[8] = out[13] = out[18] = out[23] = '-';
     out[36] = '\0';
 }
@@ -139,9 +149,7 @@ bool etl_format_filetime(int64_t ft, char out[ETL_TIME_STR_SIZE])
     civil_from_days(days, &year, &month, &day);
     /* Fixed-width digits by hand, two at a time: the year is 1601..9999 here, so the text is
      * always 28 bytes. */
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                "8081828384858687888990919293949596979899";
+    const char *pairs = etl_dec_pairs;
     static const char layout[] = "0000-00-00T00:00:00.0000000Z";
     int frac = ns / 100;
     const int two[][2] = {{year / 100, 0},          {year % 100, 2},        {month, 5},

@@ -842,17 +842,8 @@ static void sb_str(sbuf *b, const char *s)
 
 /* Two decimal digits per division, and two hex digits per byte: numbers are most of the text
  * of kernel events. */
-static const char dec_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                "8081828384858687888990919293949596979899";
-static const char hex_pairs_upper[] = "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
-                                      "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
-                                      "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
-                                      "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
-                                      "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
-                                      "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
-                                      "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
-                                      "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+#define dec_pairs etl_dec_pairs
+#define hex_pairs_upper etl_hex_pairs_upper
 
 static void sb_u64(sbuf *b, uint64_t x)
 {

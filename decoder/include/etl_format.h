@@ -13,6 +13,13 @@ extern "C" {
 #define ETL_TIME_STR_SIZE 32 /* "2020-01-02T03:04:05.1234567Z" + NUL */
 #define ETL_SID_STR_SIZE 200 /* S-1- + authority + 15 sub-authorities */
 
+/* The two hex digits of every byte value (lower and upper case) and the two decimal digits of
+ * 0..99: the tables every number writer uses (the value formatter, etldump's JSON), so a
+ * byte or a pair of digits is one load and one 2-byte store. */
+extern const char etl_hex_pairs_lower[513];
+extern const char etl_hex_pairs_upper[513];
+extern const char etl_dec_pairs[201];
+
 /* Lower-case GUID without braces. */
 void etl_format_guid(const etl_guid *g, char out[ETL_GUID_STR_SIZE]);
 /* Read a GUID in Windows layout from 16 bytes. */
