@@ -433,6 +433,11 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     if (res.provider_name) {
         json_key(j, "provider_name");
         json_string(j, res.provider_name);
+        if (res.provider_name_from == ETL_NAME_KNOWN) {
+            /* not from the trace or a schema: the library's well-known table */
+            json_key(j, "provider_name_source");
+            json_string(j, "well-known");
+        }
     }
     switch (st) {
     case ETL_RESOLVE_NOT_APPLICABLE:
