@@ -43,20 +43,34 @@ static GMappedFile *map(const char *path, const uint8_t **data, size_t *size, et
     return f;
 }
 
+/* Map the binary at `path` and find its WEVT_TEMPLATE: the mapping (unref it; NULL when the file
+ * could not be mapped) and in *st whether the headers and the resource were found. */
+static GMappedFile *open_binary(const char *path, etl_pe *pe, etl_pe_resource *r, etl_status *st, etl_error *err)
+{
+    const uint8_t *d;
+    size_t n;
+    GMappedFile *f = map(path, &d, &n, err);
+    if (!f) {
+        *st = err ? err->code : ETL_ERR_IO;
+        return NULL;
+    }
+    *st = etl_pe_open(pe, d, n, err);
+    if (*st == ETL_OK)
+        *st = etl_pe_find_resource(pe, WEVT_RESOURCE_TYPE, 0, r, err);
+    return f;
+}
+
 etl_status etl_wevt_index_file(const char *path, etl_guid **guids, uint32_t *count, etl_error *err)
 {
     *guids = NULL;
     *count = 0;
-    const uint8_t *d;
-    size_t n;
-    GMappedFile *f = map(path, &d, &n, err);
-    if (!f)
-        return err ? err->code : ETL_ERR_IO;
     etl_pe pe;
     etl_pe_resource r;
-    etl_status st = etl_pe_open(&pe, d, n, err);
-    if (st == ETL_OK)
-        st = etl_pe_find_resource(&pe, WEVT_RESOURCE_TYPE, 0, &r, err);
+    etl_status st;
+    GMappedFile *f = open_binary(path, &pe, &r, &st, err);
+    if (!f)
+        return st;
+    const uint8_t *d = pe.data;
     if (st == ETL_OK) {
         etl_guid *g = g_new0(etl_guid, ETL_CRIM_MAX_PROVIDERS);
         st = etl_crim_provider_guids(d + r.offset, r.size, r.offset, g, ETL_CRIM_MAX_PROVIDERS, count, err);
@@ -135,17 +149,14 @@ static char *mui_path(const char *path)
 etl_status etl_wevt_load_file(const char *path, etl_manifest **out, etl_error *err)
 {
     *out = NULL;
-    const uint8_t *d;
-    size_t n;
-    GMappedFile *f = map(path, &d, &n, err);
-    if (!f)
-        return err ? err->code : ETL_ERR_IO;
     etl_pe pe;
     etl_pe_resource r;
+    etl_status st;
+    GMappedFile *f = open_binary(path, &pe, &r, &st, err);
+    if (!f)
+        return st;
+    const uint8_t *d = pe.data;
     etl_msgtable *t = etl_msgtable_new();
-    etl_status st = etl_pe_open(&pe, d, n, err);
-    if (st == ETL_OK)
-        st = etl_pe_find_resource(&pe, WEVT_RESOURCE_TYPE, 0, &r, err);
     if (st == ETL_OK)
         st = merge_messages(&pe, t, err);
     char *mui = st == ETL_OK ? mui_path(path) : NULL;
