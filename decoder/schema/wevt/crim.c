@@ -255,6 +255,7 @@ typedef struct tmpl {
     uint32_t count;     /* all of them */
     char **names;
     uint8_t *visiting;
+    uint32_t written;   /* properties written: structs sharing members could multiply them */
 } tmpl;
 
 static etl_status write_props(tmpl *t, GString *x, uint32_t from, uint32_t to, unsigned depth)
@@ -266,6 +267,8 @@ static etl_status write_props(tmpl *t, GString *x, uint32_t from, uint32_t to, u
         uint32_t flags = etl_ld32(p + ITEM_OFF_FLAGS);
         uint16_t count = etl_ld16(p + ITEM_OFF_COUNT), length = etl_ld16(p + ITEM_OFF_LENGTH);
         bool is_struct = flags & ITEM_STRUCT;
+        if (++t->written > ETL_CRIM_MAX_PROPERTIES)
+            return bad(c, ETL_ERR_LIMIT, at, "template expands to more than %u properties", ETL_CRIM_MAX_PROPERTIES);
         g_string_append(x, is_struct ? "<struct" : "<data");
         attr(x, "name", t->names[i]);
         if (!is_struct) {
@@ -346,7 +349,7 @@ static etl_status write_template(crim *c, size_t off, uint32_t size, GString *x)
         return st;
     if (bx.max_index >= 0 && (uint32_t)bx.max_index >= count)
         return bad(c, ETL_ERR_CORRUPT, off, "template XML substitutes property %d of %u", bx.max_index, count);
-    tmpl t = {c, items, count, g_new0(char *, count ? count : 1), g_malloc0(count ? count : 1)};
+    tmpl t = {c, items, count, g_new0(char *, count ? count : 1), g_malloc0(count ? count : 1), 0};
     for (uint32_t i = 0; i < count && st == ETL_OK; i++)
         st = opt_name(c, etl_ld32(c->d + items + (size_t)i * ITEM_SIZE + ITEM_OFF_NAME), &t.names[i]);
     if (st == ETL_OK) {
@@ -408,14 +411,17 @@ typedef struct named {
     const char *msg;
 } named;
 
-/* Entries of an OPCO, LEVL, TASK or KEYW list. */
-static etl_status read_named(crim *c, uint32_t off, size_t entry, size_t msg_at, size_t name_at_off, GArray *out)
+/* Entries of an OPCO, LEVL, TASK or KEYW list (at most `max`). */
+static etl_status read_named(crim *c, uint32_t off, size_t entry, size_t msg_at, size_t name_at_off, uint32_t max,
+                             GArray *out)
 {
     if (!off)
         return ETL_OK;
     size_t first;
     uint32_t n;
     etl_status st = list_at(c, off, LIST_HEADER_SIZE, entry, &first, &n);
+    if (st == ETL_OK && n > max)
+        return bad(c, ETL_ERR_LIMIT, off, "%.4s claims %u entries (at most %u)", (const char *)c->d + off, n, max);
     for (uint32_t i = 0; st == ETL_OK && i < n; i++) {
         const uint8_t *e = c->d + first + (size_t)i * entry;
         named v = {0};
@@ -435,20 +441,40 @@ static void free_named(GArray *a)
     g_array_free(a, TRUE);
 }
 
-static const named *named_by_entry(GArray *a, uint32_t entry)
+/* A complete list's entries by entry offset and by value (the first of a value), so that an
+ * event finds its level, task and opcode in constant time whatever the counts. */
+typedef struct named_index {
+    GHashTable *entry, *value;
+} named_index;
+
+static void index_named(GArray *a, named_index *ix)
 {
-    for (guint i = 0; entry && i < a->len; i++)
-        if (g_array_index(a, named, i).entry == entry)
-            return &g_array_index(a, named, i);
-    return NULL;
+    ix->entry = g_hash_table_new(g_direct_hash, g_direct_equal);
+    ix->value = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < a->len; i++) {
+        named *v = &g_array_index(a, named, i);
+        g_hash_table_insert(ix->entry, GUINT_TO_POINTER(v->entry), v);
+        if (!g_hash_table_contains(ix->value, &v->value))
+            g_hash_table_insert(ix->value, &v->value, v);
+    }
 }
 
-static const named *named_by_value(GArray *a, uint64_t value)
+static void free_index(named_index *ix)
 {
-    for (guint i = 0; i < a->len; i++)
-        if (g_array_index(a, named, i).value == value)
-            return &g_array_index(a, named, i);
-    return NULL;
+    if (ix->entry)
+        g_hash_table_destroy(ix->entry);
+    if (ix->value)
+        g_hash_table_destroy(ix->value);
+}
+
+static const named *named_by_entry(const named_index *ix, uint32_t entry)
+{
+    return entry ? g_hash_table_lookup(ix->entry, GUINT_TO_POINTER(entry)) : NULL;
+}
+
+static const named *named_by_value(const named_index *ix, uint64_t value)
+{
+    return g_hash_table_lookup(ix->value, &value);
 }
 
 static void write_named(GString *x, const named *v, const char *elem, const char *value_attr, uint64_t value)
@@ -463,6 +489,8 @@ static void write_named(GString *x, const named *v, const char *elem, const char
 
 typedef struct prov {
     GArray *opcodes, *levels, *tasks, *keywords, *channels;
+    named_index opcodes_ix, levels_ix, tasks_ix, channels_ix;
+    GHashTable *task_opcodes; /* task value -> GArray of indexes into opcodes */
 } prov;
 
 static etl_status write_channels(crim *c, uint32_t off, GString *x, GArray *out)
@@ -503,9 +531,13 @@ static void write_tasks_and_opcodes(const prov *p, GString *x)
             write_named(x, t, "task", "value", t->value);
             g_string_append(x, ">");
             bool open = false;
-            for (guint k = 0; k < p->opcodes->len; k++) {
+            GArray *mine = t->value && t->value <= 0xFFFF
+                               ? g_hash_table_lookup(p->task_opcodes, GUINT_TO_POINTER((guint)t->value))
+                               : NULL;
+            for (guint j = 0; mine && j < mine->len; j++) {
+                guint k = g_array_index(mine, guint, j);
                 const named *o = &g_array_index(p->opcodes, named, k);
-                if ((o->value & 0xFFFF) != t->value || !(o->value & 0xFFFF) || !o->name || std_name(o->name))
+                if (placed[k] || !o->name || std_name(o->name))
                     continue;
                 if (!open)
                     g_string_append(x, "<opcodes>");
@@ -570,24 +602,24 @@ static etl_status write_events(crim *c, uint32_t off, const prov *p, GString *x)
         uint16_t task = etl_ld16(e + EVENT_OFF_TASK);
         uint8_t opcode = e[EVENT_OFF_OPCODE], level = e[EVENT_OFF_LEVEL];
         g_string_append_printf(x, "<event value=\"%u\" version=\"%u\"", etl_ld16(e + EVENT_OFF_ID), e[EVENT_OFF_VERSION]);
-        const named *v = named_by_entry(p->levels, etl_ld32(e + EVENT_OFF_LEVEL_DEF));
+        const named *v = named_by_entry(&p->levels_ix, etl_ld32(e + EVENT_OFF_LEVEL_DEF));
         if (!v && level)
-            v = named_by_value(p->levels, level);
+            v = named_by_value(&p->levels_ix, level);
         /* level 0 without a definition: the event names none (XML: no level=) */
         attr(x, "level", v ? v->name : level && level < G_N_ELEMENTS(std_level_names) ? std_level_names[level] : NULL);
-        const named *t = named_by_entry(p->tasks, etl_ld32(e + EVENT_OFF_TASK_DEF));
+        const named *t = named_by_entry(&p->tasks_ix, etl_ld32(e + EVENT_OFF_TASK_DEF));
         if (!t && task)
-            t = named_by_value(p->tasks, task);
+            t = named_by_value(&p->tasks_ix, task);
         if (t)
             attr(x, "task", t->name);
-        const named *o = named_by_entry(p->opcodes, etl_ld32(e + EVENT_OFF_OPCODE_DEF));
+        const named *o = named_by_entry(&p->opcodes_ix, etl_ld32(e + EVENT_OFF_OPCODE_DEF));
         if (!o && opcode)
-            o = named_by_value(p->opcodes, (uint64_t)opcode << 16 | task);
+            o = named_by_value(&p->opcodes_ix, (uint64_t)opcode << 16 | task);
         if (!o && opcode)
-            o = named_by_value(p->opcodes, (uint64_t)opcode << 16);
+            o = named_by_value(&p->opcodes_ix, (uint64_t)opcode << 16);
         if (o)
             attr(x, "opcode", o->name);
-        const named *ch = named_by_value(p->channels, e[EVENT_OFF_CHANNEL]);
+        const named *ch = named_by_value(&p->channels_ix, e[EVENT_OFF_CHANNEL]);
         if (ch && e[EVENT_OFF_CHANNEL])
             g_string_append_printf(x, " channel=\"c%u\"", e[EVENT_OFF_CHANNEL]);
         uint64_t kw = etl_ld64(e + EVENT_OFF_KEYWORDS);
@@ -629,16 +661,37 @@ static etl_status write_provider(crim *c, const etl_guid *g, uint32_t wevt, GStr
     g_string_append(x, "<provider");
     attr(x, "name", name);
     g_string_append_printf(x, " guid=\"{%s}\">\n", gs);
-    prov p = {g_array_new(FALSE, TRUE, sizeof(named)), g_array_new(FALSE, TRUE, sizeof(named)),
-              g_array_new(FALSE, TRUE, sizeof(named)), g_array_new(FALSE, TRUE, sizeof(named)),
-              g_array_new(FALSE, TRUE, sizeof(named))};
+    prov p = {0};
+    p.opcodes = g_array_new(FALSE, TRUE, sizeof(named));
+    p.levels = g_array_new(FALSE, TRUE, sizeof(named));
+    p.tasks = g_array_new(FALSE, TRUE, sizeof(named));
+    p.keywords = g_array_new(FALSE, TRUE, sizeof(named));
+    p.channels = g_array_new(FALSE, TRUE, sizeof(named));
+    p.task_opcodes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
     g_hash_table_remove_all(c->maps);
     g_hash_table_remove_all(c->templates);
-    if ((st = read_named(c, el.opco, VALUE_ENTRY_SIZE, VALUE_ENTRY_OFF_MESSAGE, VALUE_ENTRY_OFF_NAME, p.opcodes)) == ETL_OK &&
-        (st = read_named(c, el.levl, VALUE_ENTRY_SIZE, VALUE_ENTRY_OFF_MESSAGE, VALUE_ENTRY_OFF_NAME, p.levels)) == ETL_OK &&
-        (st = read_named(c, el.task, TASK_ENTRY_SIZE, TASK_ENTRY_OFF_MESSAGE, TASK_ENTRY_OFF_NAME, p.tasks)) == ETL_OK &&
-        (st = read_named(c, el.keyw, KEYW_ENTRY_SIZE, KEYW_ENTRY_OFF_MESSAGE, KEYW_ENTRY_OFF_NAME, p.keywords)) == ETL_OK &&
+    if ((st = read_named(c, el.opco, VALUE_ENTRY_SIZE, VALUE_ENTRY_OFF_MESSAGE, VALUE_ENTRY_OFF_NAME,
+                         ETL_CRIM_MAX_ENTRIES, p.opcodes)) == ETL_OK &&
+        (st = read_named(c, el.levl, VALUE_ENTRY_SIZE, VALUE_ENTRY_OFF_MESSAGE, VALUE_ENTRY_OFF_NAME,
+                         ETL_CRIM_MAX_ENTRIES, p.levels)) == ETL_OK &&
+        (st = read_named(c, el.task, TASK_ENTRY_SIZE, TASK_ENTRY_OFF_MESSAGE, TASK_ENTRY_OFF_NAME,
+                         ETL_CRIM_MAX_ENTRIES, p.tasks)) == ETL_OK &&
+        (st = read_named(c, el.keyw, KEYW_ENTRY_SIZE, KEYW_ENTRY_OFF_MESSAGE, KEYW_ENTRY_OFF_NAME,
+                         ETL_CRIM_MAX_KEYWORDS, p.keywords)) == ETL_OK &&
         (st = write_channels(c, el.chan, x, p.channels)) == ETL_OK) {
+        index_named(p.opcodes, &p.opcodes_ix);
+        index_named(p.levels, &p.levels_ix);
+        index_named(p.tasks, &p.tasks_ix);
+        index_named(p.channels, &p.channels_ix);
+        for (guint k = 0; k < p.opcodes->len; k++) {
+            guint task = (guint)(g_array_index(p.opcodes, named, k).value & 0xFFFF);
+            GArray *list = g_hash_table_lookup(p.task_opcodes, GUINT_TO_POINTER(task));
+            if (!list) {
+                list = g_array_new(FALSE, FALSE, sizeof(guint));
+                g_hash_table_insert(p.task_opcodes, GUINT_TO_POINTER(task), list);
+            }
+            g_array_append_val(list, k);
+        }
         write_plain(p.levels, x, "levels", "level", "value");
         write_tasks_and_opcodes(&p, x);
         write_plain(p.keywords, x, "keywords", "keyword", "mask");
@@ -647,6 +700,11 @@ static etl_status write_provider(crim *c, const etl_guid *g, uint32_t wevt, GStr
             st = write_events(c, el.evnt, &p, x);
     }
     g_string_append(x, "</provider>\n");
+    free_index(&p.opcodes_ix);
+    free_index(&p.levels_ix);
+    free_index(&p.tasks_ix);
+    free_index(&p.channels_ix);
+    g_hash_table_destroy(p.task_opcodes);
     free_named(p.opcodes);
     free_named(p.levels);
     free_named(p.tasks);

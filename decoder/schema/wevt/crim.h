@@ -56,7 +56,9 @@ extern "C" {
 #define ETL_CRIM_MAX_PROVIDERS 1024u
 #define ETL_CRIM_MAX_ELEMENTS 64u       /* element descriptors of one provider */
 #define ETL_CRIM_MAX_ENTRIES 65536u     /* entries of one element (events, templates, maps, ...) */
-#define ETL_CRIM_MAX_PROPERTIES 1024u   /* properties of one template (ETL_MF_MAX_PROPERTIES) */
+#define ETL_CRIM_MAX_PROPERTIES 1024u   /* properties of one template, as written out with its
+                                           structs' members (ETL_MF_MAX_PROPERTIES) */
+#define ETL_CRIM_MAX_KEYWORDS 256u      /* keyword definitions of one provider (64 bits of mask) */
 #define ETL_CRIM_MAX_NAME 2048u         /* characters of one name */
 
 /* The provider GUIDs the blob at data[0, size) declares (what indexing a binary reads): up to
