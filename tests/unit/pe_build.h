@@ -2,7 +2,7 @@
  * the bench (wevtbench.c): a PE32 or PE32+ header, one .rsrc section, and in it a resource tree
  * with a WEVT_TEMPLATE (name 1, en-US) and/or a MESSAGETABLE (type 11), laid out as the PE/COFF
  * specification says.  pe_build_image also returns where the pieces went, so tests can damage
- * them.  Header-only (static functions): each user includes it once. */
+ * them.  Header-only (static functions, unused ones allowed): each user includes it once. */
 #ifndef ETL_PE_BUILD_H
 #define ETL_PE_BUILD_H
 
@@ -46,7 +46,7 @@ static size_t pe_grow(GByteArray *b, size_t n)
 }
 
 /* A MESSAGETABLE with one block per message (ids[i] -> texts[i], UTF-16 with CR LF). */
-static GByteArray *pe_build_messages(const uint32_t *ids, const char *const *texts, unsigned n)
+G_GNUC_UNUSED static GByteArray *pe_build_messages(const uint32_t *ids, const char *const *texts, unsigned n)
 {
     GByteArray *b = g_byte_array_new();
     pe_grow(b, 4 + (size_t)n * 12);
@@ -71,7 +71,7 @@ static GByteArray *pe_build_messages(const uint32_t *ids, const char *const *tex
 }
 
 /* The image: resources for what is given (crim and/or messages, NULL for none). */
-static GByteArray *pe_build_image(const uint8_t *crim, size_t crim_len, const GByteArray *messages, bool pe32plus,
+G_GNUC_UNUSED static GByteArray *pe_build_image(const uint8_t *crim, size_t crim_len, const GByteArray *messages, bool pe32plus,
                                   pe_build_layout *lay)
 {
     pe_build_layout l;

@@ -485,6 +485,48 @@ static void test_registry(void)
     g_string_free(reports, TRUE);
 }
 
+/* The message strings from the language file beside the binary (`en-US/name.dll.mui`, any case),
+ * and a damaged one named in the error. */
+static void test_mui(void)
+{
+    GBytes *blob = read_shared(wevt_dir, "libfwevt_manifest.1");
+    gsize n;
+    const uint8_t *crim = g_bytes_get_data(blob, &n);
+    char *tmp = g_dir_make_tmp("test_wevt_mui_XXXXXX", NULL), *lang = g_build_filename(tmp, "EN-us", NULL);
+    g_mkdir(lang, 0700);
+    GByteArray *img = pe_build_image(crim, n, NULL, true, NULL);
+    put_file(tmp, "Metric.dll", img->data, img->len);
+    static const uint32_t ids[] = {0xB0010001u};
+    static const char *const texts[] = {"metric %1 is %2 (from the .mui)"};
+    GByteArray *msgs = pe_build_messages(ids, texts, 1);
+    GByteArray *mui = pe_build_image(NULL, 0, msgs, true, NULL);
+    put_file(lang, "metric.DLL.mui", mui->data, mui->len);
+    char *path = g_build_filename(tmp, "Metric.dll", NULL);
+    etl_manifest *m = NULL;
+    etl_error err;
+    CHECK_EQ_U(etl_wevt_load_file(path, &m, &err), ETL_OK);
+    check_manifest1(m, "metric %1 is %2 (from the .mui)");
+    etl_manifest_free(m);
+    /* a damaged .mui: the binary is refused, and the error names the .mui */
+    pe_put16(mui, 0x40 + 6, 0xFFFF);
+    put_file(lang, "metric.DLL.mui", mui->data, mui->len);
+    CHECK(etl_wevt_load_file(path, &m, &err) != ETL_OK);
+    CHECK(strstr(err.message, "metric.DLL.mui") && strstr(err.message, "sections"));
+    char *f = g_build_filename(lang, "metric.DLL.mui", NULL);
+    g_remove(f);
+    g_free(f);
+    g_remove(path);
+    g_rmdir(lang);
+    g_rmdir(tmp);
+    g_free(path);
+    g_free(lang);
+    g_free(tmp);
+    g_byte_array_unref(img);
+    g_byte_array_unref(mui);
+    g_byte_array_unref(msgs);
+    g_bytes_unref(blob);
+}
+
 /* ---- the well-known providers -------------------------------------------------------------------- */
 
 static void test_known(void)
@@ -543,6 +585,7 @@ int main(int argc, char **argv)
     test_clr();
     test_damage();
     test_registry();
+    test_mui();
     test_known();
     CHECK_MAIN_END();
 }
