@@ -1,6 +1,6 @@
 /* etldump - print every record of an .etl file as JSON Lines, or a summary of the file.
  *
- *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH]... FILE
+ *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH]... [--tmf-path PATH]... FILE
  *   etldump --summary FILE
  *   etldump --verify-positions FILE   (re-read every record by its position and compare)
  *   etldump --write OUT.etl [SELECTION] FILE   (write_out.c: the selection as a new .etl)
@@ -19,6 +19,8 @@
  * (in the order given), then $ETLSHARK_MANIFEST_PATH; each is a ':'-separated list of manifest
  * files and folders (a folder's *.man and *.xml files are read in name order).  A manifest that
  * does not parse is reported on stderr with its file and line, and the others still load.
+ * WPP messages find their format in TMF files: every --tmf-path PATH, then $ETLSHARK_TMF_PATH,
+ * files and folders (*.tmf) the same way (docs/wpp.md).
  * Before decoding, etldump reads the trace once to collect the schemas it carries (MetaData
  * records, EventSource manifest chunks), so every event decodes whatever its position.
  *
@@ -47,6 +49,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "wpp.h"
 #include "write_out.h"
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
@@ -362,6 +365,7 @@ typedef struct decode_ctx {
         etl_guid provider;
         uint16_t id;
         uint8_t version;
+        bool wpp;
     } missing[256];
     unsigned missing_count;
     bool missing_overflow;
@@ -372,13 +376,16 @@ static char message_text[65536];
 /* Where etldump's manifest path is set: added to the decoder's one "no schema" wording
  * (resolve.h: the error of ETL_RESOLVE_SCHEMA_MISSING) in the JSON hint and on stderr. */
 #define MISSING_WHERE " (--manifest-path or " ETL_REGISTRY_ENV ")"
+/* The same for WPP messages without their TMF (resolve.h: kind ETL_RESOLVE_WPP). */
+#define MISSING_TMF_WHERE " (--tmf-path or " ETL_TMF_ENV ")"
 
-/* "no schema" on stderr once per key (and once in all past the bound). */
-static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
+/* "no schema" on stderr once per key (and once in all past the bound); WPP: once per message
+ * GUID, the TMF it names decoding all of the GUID's messages. */
+static void report_missing(decode_ctx *d, const etl_record *r, const char *why, bool wpp)
 {
     for (unsigned i = 0; i < d->missing_count; i++)
-        if (d->missing[i].id == r->event_id && d->missing[i].version == r->version &&
-            etl_guid_equal(&d->missing[i].provider, &r->provider))
+        if ((wpp || (d->missing[i].id == r->event_id && d->missing[i].version == r->version)) &&
+            d->missing[i].wpp == wpp && etl_guid_equal(&d->missing[i].provider, &r->provider))
             return;
     if (d->missing_count == sizeof d->missing / sizeof d->missing[0]) {
         if (!d->missing_overflow)
@@ -389,8 +396,9 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
     d->missing[d->missing_count].provider = r->provider;
     d->missing[d->missing_count].id = r->event_id;
     d->missing[d->missing_count].version = r->version;
+    d->missing[d->missing_count].wpp = wpp;
     d->missing_count++;
-    fprintf(stderr, "etldump: %s" MISSING_WHERE "\n", why);
+    fprintf(stderr, "etldump: %s%s\n", why, wpp ? MISSING_TMF_WHERE : MISSING_WHERE);
 }
 
 static void key_name(json_out *j, const char *key, const char *name)
@@ -414,11 +422,12 @@ static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r
     json_key(j, "version");
     json_u64(j, r->version);
     json_key(j, "hint");
-    char hint[sizeof res->error.message + sizeof MISSING_WHERE];
-    snprintf(hint, sizeof hint, "%s%s", res->error.message, MISSING_WHERE);
+    bool wpp = res->kind == ETL_RESOLVE_WPP;
+    char hint[sizeof res->error.message + sizeof MISSING_WHERE + sizeof MISSING_TMF_WHERE];
+    snprintf(hint, sizeof hint, "%s%s", res->error.message, wpp ? MISSING_TMF_WHERE : MISSING_WHERE);
     json_string(j, hint);
     json_end_object(j);
-    report_missing(d, r, res->error.message);
+    report_missing(d, r, res->error.message, wpp);
 }
 
 /* provider_name, event_name and the rest of what the decoder resolved for a record (see the
@@ -438,6 +447,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     case ETL_RESOLVE_NOT_APPLICABLE:
         return;
     case ETL_RESOLVE_SCHEMA_MISSING:
+        key_name(j, "event_name", res.event_name); /* WPP messages are named without a TMF */
         write_schema_missing(j, d, r, &res);
         return;
     case ETL_RESOLVE_SCHEMA_ERROR:
@@ -600,9 +610,13 @@ static void write_family_fields(json_out *j, const etl_record *r)
         json_u64(j, r->parent_instance_id);
         key_guid(j, "parent_guid", &r->parent_guid);
         break;
-    case ETL_FAMILY_MESSAGE:
+    case ETL_FAMILY_MESSAGE: {
+        char names[160];
         json_key(j, "message_flags");
         json_u64(j, r->message_flags);
+        etl_wpp_flags_text(r->message_flags, names, sizeof names);
+        json_key(j, "message_flags_names");
+        json_string(j, names);
         if (r->has_sequence) {
             json_key(j, "sequence");
             json_u64(j, r->sequence);
@@ -612,6 +626,7 @@ static void write_family_fields(json_out *j, const etl_record *r)
             json_u64(j, r->component_id);
         }
         break;
+    }
     default:
         break;
     }
@@ -771,7 +786,7 @@ static etl_status prescan(decode_ctx *d, const char *path, etl_error *err)
 static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
-          "               [--manifest-path PATH]... [--verify-positions] FILE\n"
+          "               [--manifest-path PATH]... [--tmf-path PATH]... [--verify-positions] FILE\n"
           "       etldump --pcapng OUT [--first-appearance] FILE\n"
           "       etldump --write OUT.etl [SELECTION] FILE   (etldump --write --help: the selection)\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
@@ -779,6 +794,8 @@ static void usage(FILE *f)
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
           "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
           "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
+          "WPP messages are decoded from TMF files: PATH (and then $" ETL_TMF_ENV ") is a\n"
+          "':'-separated list of TMF files and folders (*.tmf).\n"
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
           "Manifests that do not load are reported on stderr and do not change the status.\n"
           "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
@@ -812,6 +829,8 @@ typedef struct options {
     etl_options reader;
     const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS]; /* --manifest-path values, in order */
     size_t n_manifest_paths;
+    const char *tmf_paths[MAX_MANIFEST_PATH_OPTIONS]; /* --tmf-path values, in order */
+    size_t n_tmf_paths;
     const char *pcapng_path; /* --pcapng: packets to a pcapng file (pcapng_out.h) */
     pcapng_out_options pcapng;
     const char *path;
@@ -820,7 +839,7 @@ typedef struct options {
 /* -1 when the command line is good, else the exit status. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH, OPT_PCAPNG, OPT_FIRST_APPEARANCE };
+    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH, OPT_TMF_PATH, OPT_PCAPNG, OPT_FIRST_APPEARANCE };
     static const struct option opts[] = {
         {"summary", no_argument, NULL, 's'},
         {"order", required_argument, NULL, OPT_ORDER},
@@ -828,6 +847,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
         {"verify-positions", no_argument, NULL, OPT_VERIFY},
         {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
+        {"tmf-path", required_argument, NULL, OPT_TMF_PATH},
         {"pcapng", required_argument, NULL, OPT_PCAPNG},
         {"first-appearance", no_argument, NULL, OPT_FIRST_APPEARANCE},
         {"help", no_argument, NULL, 'h'},
@@ -869,6 +889,14 @@ static int parse_options(int argc, char **argv, options *o)
             }
             o->manifest_paths[o->n_manifest_paths++] = optarg;
             break;
+        case OPT_TMF_PATH:
+            if (o->n_tmf_paths == MAX_MANIFEST_PATH_OPTIONS) {
+                fprintf(stderr, "etldump: more than %d --tmf-path options; join paths with ':'\n",
+                        MAX_MANIFEST_PATH_OPTIONS);
+                return 2;
+            }
+            o->tmf_paths[o->n_tmf_paths++] = optarg;
+            break;
         case OPT_PCAPNG: o->pcapng_path = optarg; break;
         case OPT_FIRST_APPEARANCE: o->pcapng.first_appearance = true; break;
         case 'h': usage(stdout); return 0;
@@ -898,6 +926,10 @@ static bool decode_setup(decode_ctx *d, const options *o)
         etl_registry_add_path(d->schemas, o->manifest_paths[i]);
     if (etl_registry_env_path())
         etl_registry_add_path(d->schemas, etl_registry_env_path());
+    for (size_t i = 0; i < o->n_tmf_paths; i++)
+        etl_decoder_add_tmf_path(d->dec, o->tmf_paths[i]);
+    if (etl_tmf_env_path())
+        etl_decoder_add_tmf_path(d->dec, etl_tmf_env_path());
     d->procs = etl_procs_new(d->schemas);
     d->links = etl_stack_links_new(0);
     etl_error perr;
