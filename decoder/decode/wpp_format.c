@@ -171,12 +171,11 @@ static void put_int(out_buf *o, const conv *c, uint64_t u, unsigned bits, bool i
         snprintf(text, sizeof text, spec, ch);
         break;
     }
-    case 'p': {
-        /* tracefmt: 0x and the pointer's digits in upper case, zero-padded to its width
-         * ("PipeHandle: 0xFFFF95820BE02120") */
-        snprintf(text, sizeof text, "0x%0*llX", bits >= 64 ? 16 : 8, (unsigned long long)u);
+    case 'p':
+        /* MSVC's printf, which tracefmt's formatting is: the pointer's digits in upper case,
+         * zero-padded to its width, no "0x" (so TMFs write "0x%10!p!") */
+        snprintf(text, sizeof text, "%0*llX", bits >= 64 ? 16 : 8, (unsigned long long)u);
         break;
-    }
     default: /* s and the rest: decimal, with the width */
         spec_of(c, is_signed ? "lld" : "llu", spec, sizeof spec);
         if (is_signed) {

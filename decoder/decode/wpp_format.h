@@ -4,7 +4,8 @@
  *
  *   %N!fmt!     N >= 10: argument N (the TMF item with "-- N"), in printf format `fmt`
  *               (flags, width, precision, the I64/I32/ll/l/h/w size letters, and one of
- *               d i u x X o c s S p e E f g G); `s` is the argument's own text: strings, the
+ *               d i u x X o c s S p e E f g G, as MSVC's printf prints them: `p` is the
+ *               pointer's upper-case digits without "0x"); `s` is the argument's own text: strings, the
  *               name of an ItemList value, NTSTATUS/WINERROR/HRESULT as the project renders
  *               them everywhere, GUIDs, addresses, ...;
  *               N 1-9: tracefmt's prefix items of the record: 1 component, 2 the message's

@@ -88,8 +88,47 @@ def test_wppcldflt(env):
         print(f"  ok {name}: {len(rows)} frames, {n_msgs} WPP messages named, one TMF note")
 
 
+def test_wppgenerated(env):
+    tmf = shared_tmf(env)
+    gen = os.path.join(env.root, "wppgen")
+    os.makedirs(gen, exist_ok=True)
+    os.chmod(gen, 0o755)
+    path = os.path.join(gen, "wpp.etl")
+    subprocess.run([env.args.etlgen, "--preset", "wpp", "-o", path], check=True, capture_output=True)
+    os.chmod(path, 0o644)
+    oracle = subprocess.run([env.args.etldump, "--no-payload", "--tmf-path", tmf, path], capture_output=True, text=True)
+    recs = [json.loads(line) for line in oracle.stdout.splitlines()]
+    for how, extra, xenv in (("ETLSHARK_TMF_PATH", [], {TMF_ENV: tmf}), ("etl.tmf_path", ["-o", f"etl.tmf_path:{tmf}"], None)):
+        rows, err = fields(env, path, extra, "frame.number", "_ws.col.Info", "etl.message", "etl.level_name",
+                           "etl.keywords_name", "etl.provider_name", "etl.event_name", "_ws.expert.message",
+                           extra_env=xenv)
+        tp.check(len(rows) == len(recs), f"wpp.etl ({how}): {len(rows)} frames, etldump {len(recs)}")
+        decoded = 0
+        for row, r in zip(rows, recs):
+            where = f"wpp.etl ({how}) frame {row[0]}"
+            if "message" in r:
+                decoded += 1
+                want = f"{r['provider_name']}/{r['event_name']}: {r['message']}"
+                tp.check(row[1] == want, f"{where}: Info {row[1]!r}, want {want!r}")
+                tp.check(row[2] == r["message"], f"{where}: etl.message {row[2]!r}, want {r['message']!r}")
+                tp.check(row[3] == r["level_name"] and row[4] == r["keywords_name"],
+                         f"{where}: level/flags {row[3]} {row[4]}")
+                tp.check(row[5] == r["provider_name"] and row[6] == r["event_name"], f"{where}: names {row[5]} {row[6]}")
+            elif r["header_type"] != "SYSTEM64":
+                tp.check(row[6] == r["event_name"], f"{where}: event name {row[6]}, want {r['event_name']}")
+        tp.check(decoded == 17, f"wpp.etl ({how}): {decoded} messages decoded, expected 17")
+        notes = [row for row in rows if "would decode" in row[7] or "defines no such message" in row[7]]
+        tp.check(len(notes) == 2, f"wpp.etl ({how}): {len(notes)} TMF notes, expected 2")
+        # the arguments' typed fields filter in the first run (registered at start-up)
+        for filt, n in (("etl.data.status", 3), ('etl.data.remoteName == "PLAYSTATION(R)3 Controller"', 1),
+                        ("etl.data.timeout == 250", 1)):
+            got, _ = fields(env, path, extra, "frame.number", extra_env=xenv, filt=filt)
+            tp.check(len(got) == n, f"wpp.etl ({how}): -Y {filt}: {len(got)} frames, expected {n}")
+    print(f"  ok wpp.etl: {len(recs)} frames; Info, etl.message, level and flags as etldump; filters in one pass")
+
+
 tp.TESTS.clear()
-tp.TESTS.update({"wppcldflt": test_wppcldflt})
+tp.TESTS.update({"wppcldflt": test_wppcldflt, "wppgenerated": test_wppgenerated})
 
 if __name__ == "__main__":
     sys.exit(tp.main())

@@ -113,11 +113,11 @@ static void test_numbers(void)
     n += put32(args + n, 0xFFFFFFFFu);
     n += put32(args + n, 0x0B);
     render(buf, build(buf, 10, args, n), out, sizeof out);
-    CHECK_STR(out, "[Unit_Fn] status 0xC0000001 (STATUS_UNSUCCESSFUL) ptr 0xFFFF95820BE02120 addr 001A7DDA7100 "
+    CHECK_STR(out, "[Unit_Fn] status 0xC0000001 (STATUS_UNSUCCESSFUL) ptr FFFF95820BE02120 addr 001A7DDA7100 "
                    "n=-12 u=4294967295 b=0B");
     /* cut short: the fields that fit render, the missing ones stay as written */
     render(buf, build(buf, 10, args, 13), out, sizeof out);
-    CHECK_STR(out, "[Unit_Fn] status 0xC0000001 (STATUS_UNSUCCESSFUL) ptr 0xFFFF95820BE02120 addr %12!012I64X! "
+    CHECK_STR(out, "[Unit_Fn] status 0xC0000001 (STATUS_UNSUCCESSFUL) ptr FFFF95820BE02120 addr %12!012I64X! "
                    "n=%13!d! u=%14!u! b=%15!02X!");
     /* a small output buffer: cut, NUL-terminated */
     char small[16];
