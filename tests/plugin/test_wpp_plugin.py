@@ -116,7 +116,7 @@ def test_wppgenerated(env):
                 tp.check(row[5] == r["provider_name"] and row[6] == r["event_name"], f"{where}: names {row[5]} {row[6]}")
             elif r["header_type"] != "SYSTEM64":
                 tp.check(row[6] == r["event_name"], f"{where}: event name {row[6]}, want {r['event_name']}")
-        tp.check(decoded == 17, f"wpp.etl ({how}): {decoded} messages decoded, expected 17")
+        tp.check(decoded == 18, f"wpp.etl ({how}): {decoded} messages decoded, expected 18")
         notes = [row for row in rows if "would decode" in row[7] or "defines no such message" in row[7]]
         tp.check(len(notes) == 2, f"wpp.etl ({how}): {len(notes)} TMF notes, expected 2")
         # the arguments' typed fields filter in the first run (registered at start-up)
