@@ -32,6 +32,7 @@
 typedef struct etls_step {
     char *path;     /* display path: names joined by '.', "_N" for the Nth same-named member */
     char *key;      /* the path sanitised for an abbreviation (etl_fields.h) */
+    char *label;    /* the item's own name in its tree label (valid UTF-8; "(unnamed)") */
     int hf;         /* typed field of the last value, -1 when it has none */
     int type;       /* etls_ftype of hf, -1 before the first value */
 } etls_step;
