@@ -54,10 +54,12 @@ static int hf_etl_kv = -1;
 static int hf_etl_data_unsupported = -1;
 static int hf_etl_data_trailing = -1;
 static int hf_etl_data_raw = -1;
+static int hf_etl_manifest_problem = -1;
 
 static int ett_etl_data = -1;
 static int ett_etl_data_struct = -1;
 static int ett_etl_data_array = -1;
+static int ett_etl_manifest_problems = -1;
 
 static expert_field ei_etl_schema_error = EI_INIT;
 static expert_field ei_etl_field_unsupported = EI_INIT;
@@ -68,6 +70,8 @@ static expert_field ei_etl_mf_schema_error = EI_INIT;
 static expert_field ei_etl_unknown_event = EI_INIT;
 static expert_field ei_etl_older_version = EI_INIT;
 static expert_field ei_etl_classic_schema_error = EI_INIT;
+static expert_field ei_etl_manifest_error = EI_INIT;
+static expert_field ei_etl_manifest_warning = EI_INIT;
 
 /* The rendered message of an event. */
 static char etls_message[65536];
@@ -737,6 +741,36 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     etls_add_schema_event(tvb, pinfo, tree, rec, &res, &f, sum, want_info);
 }
 
+/* The open file's manifest problems (etl_event_internal.h) on its first frame: one item and
+ * one expert info each, so the GUI's Expert Information (and the status bar's expert
+ * indicator) say why events do not decode; stderr has them too. */
+void
+etls_event_data_problems(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    guint n = etls_manifest_problem_count();
+    proto_item *pi;
+    proto_tree *pt;
+
+    if (n == 0 || pinfo->num != 1)
+        return;
+    pt = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_etl_manifest_problems, &pi,
+                                       "Manifest problems: %u", n);
+    proto_item_set_generated(pi);
+    for (guint i = 0; i < n; i++) {
+        bool error;
+        const char *msg = etls_manifest_problem(i, &error);
+        proto_item *ti = proto_tree_add_string(pt, hf_etl_manifest_problem, tvb, 0, 0, msg);
+
+        proto_item_set_generated(ti);
+        if (error)
+            expert_add_info_format(pinfo, ti, &ei_etl_manifest_error,
+                                   "Manifest error: %s (preference etl.manifest_path or "
+                                   ETL_REGISTRY_ENV ")", msg);
+        else
+            expert_add_info_format(pinfo, ti, &ei_etl_manifest_warning, "Manifests: %s", msg);
+    }
+}
+
 void
 etls_event_data_register(int proto, expert_module_t *expert)
 {
@@ -773,11 +807,14 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Payload bytes after the last field the schema describes", HFILL } },
         { &hf_etl_data_raw, { "Raw payload", "etl.data_raw", FT_BYTES, BASE_NONE, NULL, 0x0,
             "Payload of an event no source describes (etl.expert.unknown_event)", HFILL } },
+        { &hf_etl_manifest_problem, { "Manifest problem", "etl.manifest_problem", FT_STRING, BASE_NONE, NULL, 0x0,
+            "A problem with the manifests of the search path or the schemas the trace carries, on the first frame", HFILL } },
     };
     static int *ett[] = {
         &ett_etl_data,
         &ett_etl_data_struct,
         &ett_etl_data_array,
+        &ett_etl_manifest_problems,
     };
     static ei_register_info ei[] = {
         { &ei_etl_schema_error, { "etl.expert.schema_error", PI_MALFORMED, PI_ERROR,
@@ -798,6 +835,10 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Unknown version of a known event: decoded with the highest lower version's layout", EXPFILL } },
         { &ei_etl_classic_schema_error, { "etl.expert.classic_schema_error", PI_UNDECODED, PI_WARN,
             "The kernel event's schema cannot be had (out of memory or cache limit)", EXPFILL } },
+        { &ei_etl_manifest_error, { "etl.expert.manifest_error", PI_UNDECODED, PI_ERROR,
+            "A manifest path entry is missing or a manifest does not parse: its events are not decoded", EXPFILL } },
+        { &ei_etl_manifest_warning, { "etl.expert.manifest_warning", PI_UNDECODED, PI_WARN,
+            "Manifests disagree about events, or a schema the trace carries was refused", EXPFILL } },
     };
     etls_proto = proto;
     if (etls_kv == NULL)

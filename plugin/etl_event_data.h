@@ -64,6 +64,11 @@ void etls_event_data_register(int proto, expert_module_t *expert);
  * events; without one, the schemas of this record. */
 void etls_event_data_record(packet_info *pinfo, const etl_record *rec);
 
+/* On the file's first frame: the problems of its manifests and carried schemas (a missing
+ * path entry, a manifest that does not parse, two manifests that disagree), one item and
+ * expert info each (etl.manifest_problem, etl.expert.manifest_error/_warning). */
+void etls_event_data_problems(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
+
 /* The open capture file's schema registry (NULL before the first file or when out of memory). */
 struct etl_registry;
 struct etl_registry *etls_event_data_schemas(void);

@@ -866,6 +866,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 
     /* Schemas the file carries (MetaData, EventSource manifests) for manifest events. */
     etls_event_data_record(pinfo, &rec);
+    etls_event_data_problems(tvb, pinfo, etl_tree);
 
     proto_item_append_text(top, ", %s", etl_header_type_name(rec.header_type));
     dissect_etl_header(tvb, pinfo, etl_tree, &rec, &t);
