@@ -11,7 +11,7 @@ tshark's start-up (loading the plugins, registering fields).  Per frame = (best 
 packet frames; the ratio is .etl per frame / pcapng per frame.  Modes:
 
   summary   tshark -r FILE                       (summary lines: no protocol tree)
-  filter    tshark -r FILE -Y "udp.srcport < 65536"   (summary lines of a display filter: a
+  filter    tshark -r FILE -Y "udp.srcport >= 0"   (summary lines of a display filter: a
                                                  tree that is built but not shown)
   fields    tshark -r FILE -T fields -e ip.src -e udp.srcport   (Wireshark 4.0's tshark builds
                                                  a shown tree for -T fields, as for -V and JSON)
@@ -30,7 +30,7 @@ from tshark_run import Tshark  # noqa: E402
 
 MODES = {
     "summary": [],
-    "filter": ["-Y", "udp.srcport < 65536"],
+    "filter": ["-Y", "udp.srcport >= 0"],
     "fields": ["-T", "fields", "-e", "ip.src", "-e", "udp.srcport"],
     "verbose": ["-V"],
 }
