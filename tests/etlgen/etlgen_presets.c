@@ -9,6 +9,7 @@
  */
 #include "etlgen_presets.h"
 #include "etlgen_packets.h"
+#include "etlgen_wpp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1589,6 +1590,11 @@ const etlgen_preset etlgen_presets[] = {
     { "pktmon_tcp", "pktmon at a NIC: a TCP conversation (handshake, HTTP GET, a response in two "
                     "segments, FIN both ways); --pcapng FILE writes its frames as a pcapng too",
       etlgen_config_pktmon, etlgen_fill_pktmon_tcp },
+    /* WPP software traces (etlgen_wpp.c) */
+    { "wpp", "WPP messages built from a dozen of the shared TMFs' definitions (every Item type "
+             "they use), the EVENT_HEADER form, a 32-bit provider, short and long arguments, "
+             "messages no TMF describes",
+      etlgen_config_wpp, etlgen_fill_wpp },
     { NULL, NULL, NULL, NULL },
 };
 
