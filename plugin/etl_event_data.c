@@ -535,6 +535,7 @@ etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
         return;
     case ETL_NAME_SCHEMA:
     case ETL_NAME_REGISTRY:
+    case ETL_NAME_KNOWN: /* the library's well-known table: the same whatever the frame order */
         name = etls_utf8_name(pinfo->pool, res->provider_name);
         break;
     default:
