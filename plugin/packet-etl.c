@@ -843,6 +843,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     proto_tree *etl_tree;
     etls_trailer t;
     etl_record rec;
+    etl_error problem;
+    uint32_t problem_at;
     etl_error e;
     etl_status st;
     uint32_t stride = 0;
@@ -907,6 +909,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 
     /* Schemas the file carries (MetaData, EventSource manifests) for manifest events. */
     etls_event_data_record(pinfo, &rec);
+    etls_event_data_problems(tvb, pinfo, etl_tree);
 
     proto_item_append_text(top, ", %s", etl_header_type_name(rec.header_type));
     dissect_etl_header(tvb, pinfo, etl_tree, &rec, &t);
@@ -931,21 +934,21 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
      * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
     memset(&sum, 0, sizeof sum);
     if (tree != NULL || !pkt_columns || etls_views_listened())
-        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum,
+                                pinfo->cinfo != NULL && !pkt_columns);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
-    if (rec.problem != ETL_OK && !record_note)
+    if (!record_note && etl_record_problem(&rec, &problem, &problem_at))
         expert_add_info_format(pinfo, top, &ei_etl_record_damage,
                                "Record damage (%s at record offset 0x%x): %s",
-                               etl_status_name(rec.problem), rec.problem_offset,
-                               rec.problem_text != NULL ? rec.problem_text : "");
+                               etl_status_name(problem.code), problem_at, problem.message);
     if ((t.buffer_flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST)) &&
         t.record_offset == ETL_BUFFER_HEADER_SIZE)
         expert_add_info(pinfo, top, &ei_etl_buffer_lost);
 
     dissect_etl_context(tvb, etl_tree, &t);
-    if (!pkt_columns)
+    if (!pkt_columns && pinfo->cinfo != NULL)
         etls_set_info(pinfo, &rec, &lf, &t, &sum);
     /* Source/Destination (process -> provider) and the statistics' tap; before the packet
      * dissectors, whose addresses then win on a packet frame. */

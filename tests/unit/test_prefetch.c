@@ -28,7 +28,7 @@ static void add_record(GChecksum *c, const etl_record *r)
     g_checksum_update(c, (const guchar *)&r->position, sizeof r->position);
     g_checksum_update(c, r->bytes, r->size);
     int64_t f[] = {r->timestamp, r->has_timestamp, r->header_type, r->pid, r->tid, r->event_id, r->payload_offset,
-                   r->payload_size, r->ext_count, r->problem, r->cpu, r->buffer_flags};
+                   r->payload_size, r->ext_count, etl_record_problem(r, NULL, NULL), r->cpu, r->buffer_flags};
     g_checksum_update(c, (const guchar *)f, sizeof f);
 }
 
