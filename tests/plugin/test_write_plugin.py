@@ -16,8 +16,11 @@ test_plugin.py (--etldump is the oracle); the tests:
                one): frames in time order, every record decoded as in its own file - but for its
                raw timestamp (converted to the merged file's system-time clock, with the
                StackWalk EventTimeStamp that names an event) - process names and stack links
-               included.
+               included; and of a kernel trace with a copy of it whose processes are named
+               otherwise (the same pids at the same times in two traces): every record of each
+               keeps its own file's process name (pids kept apart by logger id, procs.h).
 """
+import collections
 import importlib.util
 import json
 import os
@@ -152,6 +155,32 @@ def test_writemerge(env):
             tp.check(merge_key(r) in have, f"{os.path.basename(path)}: a record does not decode as in its own file:\n"
                      f"{merge_key(r)[:300]}")
     tp.check(len(m) == total, f"{len(m)} records merged, {total} in the inputs")
+
+    # The same pids alive at the same times in two traces: a kernel trace and a copy of it whose
+    # svchost.exe processes are named svchosX.exe (the image names in its Process events).
+    kern = env.capture("etlparser_ShutdownPerfDiagLogger_kernel.etl")
+    twin = os.path.join(out_dir(env), "twin-names.etl")
+    with open(kern, "rb") as f:
+        data = f.read()
+    renamed = data.replace(b"svchost.exe\x00", b"svchosX.exe\x00")
+    tp.check(renamed != data, "the twin trace renames processes")
+    with open(twin, "wb") as f:
+        f.write(renamed)
+    os.chmod(twin, 0o644)
+    merged2 = os.path.join(out_dir(env), "merged-twins.etl")
+    env.run(["mergecap", "-F", "etl", "-w", merged2, kern, twin])
+    check_clean(env, merged2)
+    got = collections.Counter(merge_key(r) for r in records(env, merged2))
+    want = collections.Counter()
+    names = collections.Counter()
+    for path in (kern, twin):
+        own = records(env, path)
+        want.update(merge_key(r) for r in own[1:])
+        names.update(r.get("process_name") for r in own)
+    for k, n in want.items():
+        tp.check(got[k] >= n, f"merged twins: a record decodes {got[k]} times as in its own file, {n} wanted:\n{k[:300]}")
+    tp.check(names["svchosX.exe"] > 1000 and names["svchost.exe"] == names["svchosX.exe"],
+             f"the twins name their processes apart: {names['svchost.exe']} svchost.exe, {names['svchosX.exe']} svchosX.exe")
 
 
 tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge})
