@@ -35,13 +35,20 @@ static int hf_etl_process_tid = -1;
 static int hf_etl_stack_of = -1;
 static int hf_etl_stack_frame = -1;
 
-/* The open capture file's process table (NULL before its first frame, or when the decoder
- * could not make one). */
-static etl_procs *etls_procs;
-/* Events of the first pass by (raw timestamp, thread), to find a stack walk's event. */
-static etl_stack_links *etls_links;
-/* No prescan of this file: the first pass feeds the table. */
-static bool etls_feed;
+/* One trace's process table and stack links.  A capture file holds one trace, or several (a
+ * pcapng of the frames of several .etl files): each trace's processes name its own frames only,
+ * so two traces' same pid keep their own names. */
+typedef struct etls_trace_procs {
+    etl_procs *procs;
+    /* events of the first pass by (raw timestamp, thread), to find a stack walk's event */
+    etl_stack_links *links;
+    /* no prescan of this trace: the first pass feeds the table */
+    bool feed;
+} etls_trace_procs;
+
+/* The open capture file's traces by etls_trace_key (etl_prescan.h); a trace is added at its
+ * first frame, absent when the decoder could not make its table. */
+static GHashTable *etls_traces;
 /* Frame number of an event -> wmem_array_t of the StackWalk frames that carry its stack
  * (file scope: reset per capture file). */
 static wmem_map_t *etls_stacks_of_event;
@@ -50,29 +57,42 @@ static wmem_map_t *etls_stacks_of_event;
 typedef struct etls_frame_ctx {
     uint32_t pid;         /* ETL_NO_ID when not known */
     uint32_t tid;         /* ETL_NO_ID when not known */
-    const char *name;     /* owned by etls_procs (lives as long as the file); NULL if unnamed */
+    const char *name;     /* owned by the trace's etl_procs (lives as long as the file); NULL if unnamed */
     bool pid_from_thread;
     uint32_t stack_of;    /* StackWalk events: the frame of their event; 0 when none */
 } etls_frame_ctx;
 
-/* The prescan's client (etl_prescan.h): the file's process table, fed by the prescan. */
+static void
+etls_trace_procs_free(gpointer p)
+{
+    etls_trace_procs *t = (etls_trace_procs *)p;
+
+    etl_stack_links_free(t->links);
+    etl_procs_free(t->procs);
+    g_free(t);
+}
+
+/* The prescan's client (etl_prescan.h): the process table of the trace being prescanned. */
 static bool
 etls_procs_observer(etl_observer *out)
 {
     etl_registry *schemas = etls_event_data_schemas();
+    const char *key = etls_prescan_scanning();
+    etls_trace_procs *t;
 
-    if (schemas == NULL)
+    if (schemas == NULL || key == NULL || etls_traces == NULL)
         return false;
-    etls_procs = etl_procs_new(schemas);
-    etls_links = etl_stack_links_new(0);
-    if (etls_procs == NULL || etls_links == NULL) {
+    t = g_new0(etls_trace_procs, 1);
+    t->procs = etl_procs_new(schemas);
+    t->links = etl_stack_links_new(0);
+    if (t->procs == NULL || t->links == NULL) {
         ws_warning("etlshark: out of memory for the process table; process names and stack "
                    "links are not shown");
-        etl_procs_free(etls_procs);
-        etls_procs = NULL;
+        etls_trace_procs_free(t);
         return false;
     }
-    *out = etl_procs_observer(etls_procs);
+    g_hash_table_insert(etls_traces, g_strdup(key), t);
+    *out = etl_procs_observer(t->procs);
     return true;
 }
 
@@ -80,14 +100,19 @@ etls_procs_observer(etl_observer *out)
 static void
 etls_procs_stream(void)
 {
-    etls_feed = true;
+    const char *key = etls_prescan_scanning();
+    etls_trace_procs *t = key != NULL && etls_traces != NULL
+                              ? (etls_trace_procs *)g_hash_table_lookup(etls_traces, key) : NULL;
+
+    if (t != NULL)
+        t->feed = true;
 }
 
 static const etls_prescan_client etls_procs_client = { etls_procs_observer, etls_procs_stream };
 
 /* The first pass over a frame: its process, and the stack-walk link. */
 static etls_frame_ctx *
-etls_first_pass(packet_info *pinfo, const etl_record *rec)
+etls_first_pass(etls_trace_procs *t, packet_info *pinfo, const etl_record *rec)
 {
     etls_frame_ctx *fc = wmem_new0(wmem_file_scope(), etls_frame_ctx);
     etl_proc_info info;
@@ -95,9 +120,9 @@ etls_first_pass(packet_info *pinfo, const etl_record *rec)
 
     fc->pid = ETL_NO_ID;
     fc->tid = ETL_NO_ID;
-    if (etls_feed)
-        etl_procs_observe(etls_procs, rec);
-    if (etl_procs_lookup(etls_procs, rec, &info)) {
+    if (t->feed)
+        etl_procs_observe(t->procs, rec);
+    if (etl_procs_lookup(t->procs, rec, &info)) {
         fc->pid = info.pid;
         fc->tid = info.tid;
         fc->name = info.name;
@@ -105,7 +130,7 @@ etls_first_pass(packet_info *pinfo, const etl_record *rec)
     }
 
     /* frame numbers as ids: 0 is no frame, and a walk links back, never forward */
-    if (etl_stack_links_observe(etls_links, etls_procs, rec, pinfo->num, &target) && target != 0 &&
+    if (etl_stack_links_observe(t->links, t->procs, rec, pinfo->num, &target) && target != 0 &&
         target < pinfo->num) {
         wmem_array_t *walks;
 
@@ -127,18 +152,20 @@ etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
                     etls_event_summary *sum)
 {
     etls_frame_ctx *fc;
+    etls_trace_procs *t;
     wmem_array_t *walks;
     proto_item *ti;
 
     etls_prescan_once(pinfo);
-    if (etls_procs == NULL)
+    t = etls_traces != NULL ? (etls_trace_procs *)g_hash_table_lookup(etls_traces, etls_trace_key(pinfo)) : NULL;
+    if (t == NULL)
         return;
     fc = (etls_frame_ctx *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto,
                                             ETLS_PDATA_PROCESS);
     if (fc == NULL) {
         if (PINFO_FD_VISITED(pinfo))
             return; /* not seen in a first pass (cannot happen: every frame gets one) */
-        fc = etls_first_pass(pinfo, rec);
+        fc = etls_first_pass(t, pinfo, rec);
     }
 
     if (fc->pid != ETL_NO_ID) {
@@ -177,18 +204,15 @@ etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
 static void
 etls_process_init(void)
 {
-    etls_procs = NULL;
-    etls_links = NULL;
-    etls_feed = false;
+    etls_traces = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, etls_trace_procs_free);
 }
 
 static void
 etls_process_cleanup(void)
 {
-    etl_stack_links_free(etls_links);
-    etls_links = NULL;
-    etl_procs_free(etls_procs);
-    etls_procs = NULL;
+    if (etls_traces != NULL)
+        g_hash_table_destroy(etls_traces);
+    etls_traces = NULL;
 }
 
 void

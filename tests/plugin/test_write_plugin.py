@@ -18,7 +18,12 @@ test_plugin.py (--etldump is the oracle); the tests:
                StackWalk EventTimeStamp that names an event) - process names and stack links
                included; and of a kernel trace with a copy of it whose processes are named
                otherwise (the same pids at the same times in two traces): every record of each
-               keeps its own file's process name (pids kept apart by logger id, procs.h).
+               keeps its own file's process name (pids kept apart by logger id, procs.h);
+  mergepcapng  a pcapng of the frames of three traces (each saved with `editcap -T user0`, then
+               mergecap): the two twin traces above and an EventSource trace whose schemas it
+               carries; read with `tshark -2`, every frame shows the event name, process name
+               and decoded values its own trace gives it (each trace prescanned for its own
+               schemas and processes, etl_prescan.h).
 """
 import collections
 import importlib.util
@@ -158,15 +163,7 @@ def test_writemerge(env):
 
     # The same pids alive at the same times in two traces: a kernel trace and a copy of it whose
     # svchost.exe processes are named svchosX.exe (the image names in its Process events).
-    kern = env.capture("etlparser_ShutdownPerfDiagLogger_kernel.etl")
-    twin = os.path.join(out_dir(env), "twin-names.etl")
-    with open(kern, "rb") as f:
-        data = f.read()
-    renamed = data.replace(b"svchost.exe\x00", b"svchosX.exe\x00")
-    tp.check(renamed != data, "the twin trace renames processes")
-    with open(twin, "wb") as f:
-        f.write(renamed)
-    os.chmod(twin, 0o644)
+    kern, twin = twin_trace(env)
     merged2 = os.path.join(out_dir(env), "merged-twins.etl")
     env.run(["mergecap", "-F", "etl", "-w", merged2, kern, twin])
     check_clean(env, merged2)
@@ -183,7 +180,52 @@ def test_writemerge(env):
              f"the twins name their processes apart: {names['svchost.exe']} svchost.exe, {names['svchosX.exe']} svchosX.exe")
 
 
-tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge})
+def twin_trace(env):
+    """A kernel trace and a copy of it whose svchost.exe processes are named svchosX.exe."""
+    kern = env.capture("etlparser_ShutdownPerfDiagLogger_kernel.etl")
+    twin = os.path.join(out_dir(env), "twin-names.etl")
+    if not os.path.exists(twin):
+        with open(kern, "rb") as f:
+            data = f.read()
+        with open(twin, "wb") as f:
+            f.write(data.replace(b"svchost.exe\x00", b"svchosX.exe\x00"))
+        os.chmod(twin, 0o644)
+    return kern, twin
+
+
+FRAME_FIELDS = ["etl.event_name", "etl.process_name", "etl.process_pid", "etl.kv"]
+
+
+def frame_rows(env, path, extra=()):
+    _, out, _ = env.run([env.args.tshark, "-2", "-r", path, *extra, "-T", "fields", "-E", "occurrence=a"]
+                        + [a for f in FRAME_FIELDS for a in ("-e", f)])
+    return out.splitlines()
+
+
+def test_mergepcapng(env):
+    kern, twin = twin_trace(env)
+    inputs = [kern, twin, env.capture("tx_BondEtwSample_eventsource.etl")]
+    parts = []
+    want = collections.Counter()
+    for i, path in enumerate(inputs):
+        part = os.path.join(out_dir(env), f"part{i}.pcapng")
+        env.run(["editcap", "-F", "pcapng", "-T", "user0", path, part])
+        parts.append(part)
+        want.update(frame_rows(env, path))
+    merged = os.path.join(out_dir(env), "merged-traces.pcapng")
+    env.run(["mergecap", "-F", "pcapng", "-w", merged] + parts)
+    got = collections.Counter(frame_rows(env, merged, ("-o", tp.USER_DLT_PREF)))
+    tp.check(sum(got.values()) == sum(want.values()),
+             f"{sum(got.values())} frames merged, {sum(want.values())} in the traces")
+    missing = want - got
+    tp.check(not missing, f"{sum(missing.values())} frames of the merged pcapng do not decode as in their own "
+             f"trace, e.g.\n{next(iter(missing), '')[:300]}")
+    bond = [r for r in got if r.startswith("WriteBinaryPayload\t")]
+    tp.check(len(bond) > 0, "the EventSource trace's events are named by its own manifest")
+
+
+tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge,
+                 "mergepcapng": test_mergepcapng})
 
 if __name__ == "__main__":
     sys.exit(tp.main())
