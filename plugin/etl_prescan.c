@@ -9,6 +9,7 @@
 
 #include <epan/epan.h>
 #include <epan/packet.h>
+#include <wiretap/wtap.h> /* wtap_rec: the frame's interface (compat.h) */
 
 #include "prescan.h"
 
