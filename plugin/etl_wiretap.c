@@ -636,7 +636,20 @@ static const struct supported_option_type etls_idb_options_supported[] = {
     { OPT_IDB_DESCRIPTION, ONE_OPTION_SUPPORTED }
 };
 
+/* The section's options (etl_capinfo.c: OS, hardware, logger, the comment with time zone,
+ * clock and losses) are the trace's logfile facts: a written .etl holds them in its own logfile
+ * header and reading it gives them again, so the writer "keeps" them without writing them.
+ * Said so, Save As and Export do not ask to discard the comment - a question whose answer
+ * crashes Wireshark 4.0 at the next Export (wtap_dump_params_init copying the section). */
+static const struct supported_option_type etls_shb_options_supported[] = {
+    { OPT_COMMENT, MULTIPLE_OPTIONS_SUPPORTED },
+    { OPT_SHB_HARDWARE, ONE_OPTION_SUPPORTED },
+    { OPT_SHB_OS, ONE_OPTION_SUPPORTED },
+    { OPT_SHB_USERAPPL, ONE_OPTION_SUPPORTED }
+};
+
 static const struct supported_block_type etls_blocks_supported[] = {
+    { WTAP_BLOCK_SECTION, ONE_BLOCK_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_shb_options_supported) },
     /* One packet block per record; no options. */
     { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED },
     { WTAP_BLOCK_IF_ID_AND_INFO, MULTIPLE_BLOCKS_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_idb_options_supported) }
