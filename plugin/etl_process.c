@@ -166,6 +166,18 @@ etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
         if (PINFO_FD_VISITED(pinfo))
             return; /* not seen in a first pass (cannot happen: every frame gets one) */
         fc = etls_first_pass(t, pinfo, rec);
+    } else if (t->feed) {
+        /* No prescan (a pcapng whose trace is not at hand): the first pass filled the table
+         * from the frames, so later passes (tshark -2, the GUI) name each frame from all of
+         * them - rundowns at the end of the trace included. */
+        etl_proc_info info;
+
+        if (etl_procs_lookup(t->procs, rec, &info)) {
+            fc->pid = info.pid;
+            fc->tid = info.tid;
+            fc->name = info.name;
+            fc->pid_from_thread = info.pid_from_thread;
+        }
     }
 
     if (fc->pid != ETL_NO_ID) {

@@ -34,13 +34,13 @@
 
 ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_FILE_TYPE)
 
-/* Names registered with wiretap.  The encapsulation's short name is what the dissector looks
- * up ("etw" is Wireshark's own ETW encapsulation). */
+/* Names registered with wiretap.  Frames are on Wireshark's own ETW encapsulation
+ * (WTAP_ENCAP_ETW, pcapng link type 290), so every writer that knows it - pcapng: Save As,
+ * editcap, mergecap - takes them; the dissector tells them from other ETW frames by their
+ * trailer (etl_frame.h). */
 #define ETLS_FILE_TYPE_DESC "Windows ETW trace (.etl)"
 #define ETLS_FILE_TYPE_NAME "etl"
 #define ETLS_OPEN_INFO_NAME "Windows ETW trace (etlshark)"
-#define ETLS_ENCAP_DESC "ETW event record (etlshark)"
-#define ETLS_ENCAP_NAME "etlshark"
 
 /* Bytes read to recognise a file: a buffer header and the start of the first record. */
 #define ETLS_MAGIC_PROBE_SIZE (ETL_BUFFER_HEADER_SIZE + 0x20u)
@@ -683,7 +683,7 @@ etls_register_wtap_module(void)
      * heuristic reader, which would otherwise claim an .etl (e.g. as MPEG). */
     wtap_register_open_info(&oi, ETLS_TRUE);
     etls_file_type_subtype = wtap_register_file_type_subtype(&etls_file_type_info);
-    etls_encap = wtap_register_encap_type(ETLS_ENCAP_DESC, ETLS_ENCAP_NAME);
+    etls_encap = WTAP_ENCAP_ETW;
     etls_dump_set_encap(etls_encap);
 }
 

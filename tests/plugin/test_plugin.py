@@ -518,10 +518,11 @@ def test_capinfos(env):
         info = _capinfos(env, name, machine=False)
         check(info.get("File type") == "Windows ETW trace (.etl)",
               f"{name}: capinfos file type {info.get('File type')!r}")
-        check(info.get("File encapsulation") == "ETW event record (etlshark)",
+        # Wireshark's ETW encapsulation (pcapng link type 290), so pcapng can hold the frames
+        check(info.get("File encapsulation") == "Event Tracing for Windows messages",
               f"{name}: capinfos encapsulation {info.get('File encapsulation')!r}")
         info_m = _capinfos(env, name, machine=True)
-        check(info_m.get("File type") == "etl" and info_m.get("File encapsulation") == "etlshark",
+        check(info_m.get("File type") == "etl" and info_m.get("File encapsulation") == "etw",
               f"{name}: capinfos -M names {info_m.get('File type')!r}/{info_m.get('File encapsulation')!r}")
         check(info_m.get("Number of packets") == str(env.expected[name]["records"]),
               f"{name}: capinfos counts {info_m.get('Number of packets')!r} packets, "

@@ -23,12 +23,18 @@ test_plugin.py (--etldump is the oracle); the tests:
                mergecap): the two twin traces above and an EventSource trace whose schemas it
                carries; read with `tshark -2`, every frame shows the event name, process name
                and decoded values its own trace gives it (each trace prescanned for its own
-               schemas and processes, etl_prescan.h).
+               schemas and processes, etl_prescan.h);
+  writepcapng  pcapng too: `editcap -F pcapng` of a trace, and of a subset written as .etl
+               first (every 7th frame: the .etl gets the context records), with the .etl then
+               removed, so nothing leads back to a trace: read with `tshark -2`, every frame of
+               the whole trace and every kept frame of the subset shows the event name, process
+               name and values it has in the original (the context travels as frames).
 """
 import collections
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -224,8 +230,42 @@ def test_mergepcapng(env):
     tp.check(len(bond) > 0, "the EventSource trace's events are named by its own manifest")
 
 
+PCAPNG_CAPTURES = ["etlparser_ShutdownPerfDiagLogger_kernel.etl", "tx_BondEtwSample_eventsource.etl",
+                   "perfview_gcevents_clr.etl", "perfview_primitive-types_tracelogging.etl",
+                   "perfview_smallEtlFile_32bit_compressed.etl"]
+
+
+def test_writepcapng(env):
+    for name in PCAPNG_CAPTURES:
+        src = env.capture(name)
+        orig = frame_rows(env, src)
+        # the whole trace: a copy saved as pcapng, the copy removed
+        copy = os.path.join(out_dir(env), "copy-" + name)
+        shutil.copyfile(src, copy)
+        os.chmod(copy, 0o644)
+        whole = os.path.join(out_dir(env), name + ".pcapng")
+        env.run(["editcap", "-F", "pcapng", copy, whole])
+        os.remove(copy)
+        got = frame_rows(env, whole)
+        tp.check(len(got) == len(orig), f"{name}: {len(got)} frames in the pcapng, {len(orig)} in the trace")
+        for i in range(1, len(orig)):
+            tp.check(got[i] == orig[i], f"{name}: pcapng frame {i + 1} decodes otherwise:\n{orig[i][:300]}\n{got[i][:300]}")
+        # a subset: every 7th frame as .etl (with its context), that as pcapng, the .etl removed
+        kept = list(range(1, len(orig) + 1, 7))[:2000]
+        sub = os.path.join(out_dir(env), "sub-" + name)
+        env.run(["editcap", "-F", "etl", "-r", src, sub] + [str(n) for n in kept])
+        subp = os.path.join(out_dir(env), "sub-" + name + ".pcapng")
+        env.run(["editcap", "-F", "pcapng", sub, subp])
+        os.remove(sub)
+        have = collections.Counter(frame_rows(env, subp))
+        for n in kept[1:]:
+            tp.check(have[orig[n - 1]] > 0, f"{name}: kept frame {n} decodes otherwise in the subset pcapng:\n"
+                     f"{orig[n - 1][:300]}")
+        print(f"  ok {name}: {len(orig)} frames as pcapng, {len(kept)} kept in a subset pcapng")
+
+
 tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge,
-                 "mergepcapng": test_mergepcapng})
+                 "mergepcapng": test_mergepcapng, "writepcapng": test_writepcapng})
 
 if __name__ == "__main__":
     sys.exit(tp.main())
