@@ -27,7 +27,6 @@
  * Every decision behind those keys (schema, names, value text) is the decoder's
  * (resolve.h, fields.h, value_format.h); this file only writes what they return.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #ifdef __GLIBC__
@@ -41,6 +40,7 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
+#include "options.h"
 #include "pcapng_out.h"
 #include "prescan.h"
 #include "procs.h"
@@ -68,8 +68,7 @@ static void write_ext(json_out *j, const etl_ext_item *it)
         json_string(j, name);
     else
         json_u64(j, it->type);
-    json_key(j, "size");
-    json_u64(j, it->data_size);
+    json_key_u64(j, "size", it->data_size);
     etl_guid g;
     uint32_t u32;
     uint64_t u64, match;
@@ -86,24 +85,20 @@ static void write_ext(json_out *j, const etl_ext_item *it)
         break;
     case ETL_EXT_SID:
         if (etl_format_sid(it->data, it->data_size, sid)) {
-            json_key(j, "sid");
-            json_string(j, sid);
+            json_key_string(j, "sid", sid);
             goto done;
         }
         break;
     case ETL_EXT_TS_ID:
         if (etl_ext_u32(it, &u32)) {
-            json_key(j, "session_id");
-            json_u64(j, u32);
+            json_key_u64(j, "session_id", u32);
             goto done;
         }
         break;
     case ETL_EXT_INSTANCE_INFO:
         if (it->data_size >= 24) {
-            json_key(j, "instance_id");
-            json_u64(j, (uint32_t)(it->data[0] | it->data[1] << 8 | it->data[2] << 16 | (uint32_t)it->data[3] << 24));
-            json_key(j, "parent_instance_id");
-            json_u64(j, (uint32_t)(it->data[4] | it->data[5] << 8 | it->data[6] << 16 | (uint32_t)it->data[7] << 24));
+            json_key_u64(j, "instance_id", (uint32_t)(it->data[0] | it->data[1] << 8 | it->data[2] << 16 | (uint32_t)it->data[3] << 24));
+            json_key_u64(j, "parent_instance_id", (uint32_t)(it->data[4] | it->data[5] << 8 | it->data[6] << 16 | (uint32_t)it->data[7] << 24));
             etl_read_guid(it->data + 8, &g);
             key_guid(j, "parent_guid", &g);
             goto done;
@@ -112,8 +107,7 @@ static void write_ext(json_out *j, const etl_ext_item *it)
     case ETL_EXT_STACK_TRACE32:
     case ETL_EXT_STACK_TRACE64:
         if (etl_ext_stack(it, &match, &count)) {
-            json_key(j, "match_id");
-            json_u64(j, match);
+            json_key_u64(j, "match_id", match);
             json_key(j, "addresses");
             json_begin_array(j);
             for (uint32_t i = 0; i < count; i++)
@@ -128,8 +122,7 @@ static void write_ext(json_out *j, const etl_ext_item *it)
     case ETL_EXT_PROCESS_START_KEY:
     case ETL_EXT_QPC_DELTA:
         if (etl_ext_u64(it, &u64)) {
-            json_key(j, "value");
-            json_u64(j, u64);
+            json_key_u64(j, "value", u64);
             goto done;
         }
         break;
@@ -305,12 +298,9 @@ static void write_fields(json_out *j, etl_fields *f)
     if (have_hole) {
         json_key(j, "fields_placeholder");
         json_begin_object(j);
-        json_key(j, "field");
-        json_string(j, hole.name);
-        json_key(j, "reason");
-        json_string(j, hole.reason ? hole.reason : "");
-        json_key(j, "offset");
-        json_u64(j, hole.offset);
+        json_key_string(j, "field", hole.name);
+        json_key_string(j, "reason", hole.reason ? hole.reason : "");
+        json_key_u64(j, "offset", hole.offset);
         json_key(j, "data_hex");
         json_hex_bytes(j, hole.data, hole.size);
         json_end_object(j);
@@ -326,8 +316,7 @@ static void write_fields(json_out *j, etl_fields *f)
 static void write_tags(json_out *j, const etl_schema *s)
 {
     if (s->event_tags) {
-        json_key(j, "event_tags");
-        json_hex_u64(j, s->event_tags);
+        json_key_hex_u64(j, "event_tags", s->event_tags);
     }
     bool any = false;
     for (uint32_t i = 0; i < s->step_count; i++) {
@@ -341,10 +330,8 @@ static void write_tags(json_out *j, const etl_schema *s)
             any = true;
         }
         json_begin_object(j);
-        json_key(j, "field");
-        json_string(j, etl_schema_str(s, st->name));
-        json_key(j, "tag");
-        json_hex_u64(j, st->tag);
+        json_key_string(j, "field", etl_schema_str(s, st->name));
+        json_key_hex_u64(j, "tag", st->tag);
         json_end_object(j);
     }
     if (any)
@@ -407,12 +394,9 @@ static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r
     etl_format_guid(&r->provider, g);
     json_key(j, "schema_missing");
     json_begin_object(j);
-    json_key(j, "provider");
-    json_string(j, g);
-    json_key(j, "id");
-    json_u64(j, r->event_id);
-    json_key(j, "version");
-    json_u64(j, r->version);
+    json_key_string(j, "provider", g);
+    json_key_u64(j, "id", r->event_id);
+    json_key_u64(j, "version", r->version);
     json_key(j, "hint");
     char hint[sizeof res->error.message + sizeof MISSING_WHERE];
     snprintf(hint, sizeof hint, "%s%s", res->error.message, MISSING_WHERE);
@@ -431,8 +415,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     if (res.kind == ETL_RESOLVE_NONE)
         return;
     if (res.provider_name) {
-        json_key(j, "provider_name");
-        json_string(j, res.provider_name);
+        json_key_string(j, "provider_name", res.provider_name);
     }
     switch (st) {
     case ETL_RESOLVE_NOT_APPLICABLE:
@@ -441,14 +424,12 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
         write_schema_missing(j, d, r, &res);
         return;
     case ETL_RESOLVE_SCHEMA_ERROR:
-        json_key(j, "fields_error");
-        json_string(j, res.error.message);
+        json_key_string(j, "fields_error", res.error.message);
         return;
     default:
         break;
     }
-    json_key(j, "event_name");
-    json_string(j, res.event_name);
+    json_key_string(j, "event_name", res.event_name);
     if (res.kind == ETL_RESOLVE_TRACELOGGING) {
         write_tags(j, res.schema);
         write_fields(j, &f);
@@ -465,8 +446,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
         json_string_n(j, message_text, n);
     }
     if (res.older_version) {
-        json_key(j, "schema_version");
-        json_u64(j, res.schema_version);
+        json_key_u64(j, "schema_version", res.schema_version);
     }
     write_fields(j, &f);
     if (st == ETL_RESOLVE_UNKNOWN_EVENT) {
@@ -479,21 +459,17 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
 static void write_identity(json_out *j, const etl_record *r)
 {
     char ts[ETL_TIME_STR_SIZE];
-    json_key(j, "position");
-    json_u64(j, r->position);
-    json_key(j, "header_type");
-    json_string(j, etl_header_type_name(r->header_type));
+    json_key_u64(j, "position", r->position);
+    json_key_string(j, "header_type", etl_header_type_name(r->header_type));
     if (r->header_type == ETL_HT_UNKNOWN) {
-        json_key(j, "raw_header_type");
-        json_u64(j, r->raw_header_type);
+        json_key_u64(j, "raw_header_type", r->raw_header_type);
     }
     json_key(j, "timestamp");
     if (r->has_timestamp && etl_format_filetime(r->timestamp, ts))
         json_string(j, ts);
     else
         json_null(j);
-    json_key(j, "timestamp_raw");
-    json_i64(j, r->timestamp_raw);
+    json_key_i64(j, "timestamp_raw", r->timestamp_raw);
     json_key(j, "provider");
     if (r->has_provider) {
         char g[ETL_GUID_STR_SIZE];
@@ -502,20 +478,13 @@ static void write_identity(json_out *j, const etl_record *r)
     } else {
         json_null(j);
     }
-    json_key(j, "event_id");
-    json_u64(j, r->event_id);
-    json_key(j, "version");
-    json_u64(j, r->version);
-    json_key(j, "channel");
-    json_u64(j, r->channel);
-    json_key(j, "level");
-    json_u64(j, r->level);
-    json_key(j, "opcode");
-    json_u64(j, r->opcode);
-    json_key(j, "task");
-    json_u64(j, r->task);
-    json_key(j, "keyword");
-    json_hex_u64(j, r->keyword);
+    json_key_u64(j, "event_id", r->event_id);
+    json_key_u64(j, "version", r->version);
+    json_key_u64(j, "channel", r->channel);
+    json_key_u64(j, "level", r->level);
+    json_key_u64(j, "opcode", r->opcode);
+    json_key_u64(j, "task", r->task);
+    json_key_hex_u64(j, "keyword", r->keyword);
 }
 
 static void write_id(json_out *j, const char *key, uint32_t id)
@@ -536,34 +505,27 @@ static void write_process(json_out *j, const etl_record *r, decode_ctx *d)
     if (!d->procs || !etl_procs_lookup(d->procs, r, &pi))
         return;
     if (pi.pid != r->pid) {
-        json_key(j, "process_id");
-        json_u64(j, pi.pid);
+        json_key_u64(j, "process_id", pi.pid);
     }
     if (pi.name) {
-        json_key(j, "process_name");
-        json_string(j, pi.name);
+        json_key_string(j, "process_name", pi.name);
     }
 }
 
 /* cpu, flags, size, activity id and CPU times. */
 static void write_context(json_out *j, const etl_record *r)
 {
-    json_key(j, "cpu");
-    json_u64(j, r->cpu);
-    json_key(j, "flags");
-    json_u64(j, r->flags);
-    json_key(j, "size");
-    json_u64(j, r->size);
+    json_key_u64(j, "cpu", r->cpu);
+    json_key_u64(j, "flags", r->flags);
+    json_key_u64(j, "size", r->size);
     if (r->has_activity_id) {
         static const etl_guid zero;
         if (!etl_guid_equal(&r->activity_id, &zero))
             key_guid(j, "activity_id", &r->activity_id);
     }
     if (r->has_cpu_times) {
-        json_key(j, "kernel_time");
-        json_u64(j, r->kernel_time);
-        json_key(j, "user_time");
-        json_u64(j, r->user_time);
+        json_key_u64(j, "kernel_time", r->kernel_time);
+        json_key_u64(j, "user_time", r->user_time);
     }
 }
 
@@ -573,11 +535,9 @@ static void write_family_fields(json_out *j, const etl_record *r)
 {
     switch (etl_header_family(r->header_type)) {
     case ETL_FAMILY_SYSTEM:
-        json_key(j, "group");
-        json_u64(j, r->group);
+        json_key_u64(j, "group", r->group);
         if (r->has_pebs) {
-            json_key(j, "pebs_index");
-            json_u64(j, r->pebs_index);
+            json_key_u64(j, "pebs_index", r->pebs_index);
         }
         if (r->pmc_count) {
             json_key(j, "pmc");
@@ -594,22 +554,17 @@ static void write_family_fields(json_out *j, const etl_record *r)
     case ETL_FAMILY_FULL:
         if (r->header_type != ETL_HT_INSTANCE32 && r->header_type != ETL_HT_INSTANCE64)
             break;
-        json_key(j, "instance_id");
-        json_u64(j, r->instance_id);
-        json_key(j, "parent_instance_id");
-        json_u64(j, r->parent_instance_id);
+        json_key_u64(j, "instance_id", r->instance_id);
+        json_key_u64(j, "parent_instance_id", r->parent_instance_id);
         key_guid(j, "parent_guid", &r->parent_guid);
         break;
     case ETL_FAMILY_MESSAGE:
-        json_key(j, "message_flags");
-        json_u64(j, r->message_flags);
+        json_key_u64(j, "message_flags", r->message_flags);
         if (r->has_sequence) {
-            json_key(j, "sequence");
-            json_u64(j, r->sequence);
+            json_key_u64(j, "sequence", r->sequence);
         }
         if (r->has_component_id) {
-            json_key(j, "component_id");
-            json_u64(j, r->component_id);
+            json_key_u64(j, "component_id", r->component_id);
         }
         break;
     default:
@@ -631,13 +586,11 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
         write_ext(j, &r->ext[i]);
     json_end_array(j);
     if (r->problem != ETL_OK) {
-        json_key(j, "problem");
-        json_string(j, r->problem_text);
+        json_key_string(j, "problem", r->problem_text);
     }
     uint64_t at;
     if (etl_stack_links_observe(d->links, d->procs, r, r->position, &at)) {
-        json_key(j, "stack_of");
-        json_u64(j, at);
+        json_key_u64(j, "stack_of", at);
     }
     write_resolved(j, d, r);
     if (payload) {
@@ -710,50 +663,30 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
         return;
     }
     json_begin_object(j);
-    json_key(j, "logger_name");
-    json_string(j, lf->logger_name);
-    json_key(j, "log_file_name");
-    json_string(j, lf->log_file_name);
-    json_key(j, "header_form");
-    json_string(j, lf->header_type == ETL_HT_SYSTEM64 ? "64-bit" : "32-bit");
-    json_key(j, "pointer_size");
-    json_u64(j, lf->pointer_size);
+    json_key_string(j, "logger_name", lf->logger_name);
+    json_key_string(j, "log_file_name", lf->log_file_name);
+    json_key_string(j, "header_form", lf->header_type == ETL_HT_SYSTEM64 ? "64-bit" : "32-bit");
+    json_key_u64(j, "pointer_size", lf->pointer_size);
     snprintf(v, sizeof v, "%u.%u.%u.%u", lf->os_major, lf->os_minor, lf->os_sub, lf->os_subminor);
-    json_key(j, "os_version");
-    json_string(j, v);
-    json_key(j, "os_build");
-    json_u64(j, lf->os_build);
-    json_key(j, "processors");
-    json_u64(j, lf->processors);
-    json_key(j, "clock_type");
-    json_string(j, etl_clock_name(lf->clock_type));
-    json_key(j, "perf_freq");
-    json_i64(j, lf->perf_freq);
-    json_key(j, "cpu_speed_mhz");
-    json_u64(j, lf->cpu_speed_mhz);
-    json_key(j, "timer_resolution");
-    json_u64(j, lf->timer_resolution);
-    json_key(j, "buffer_size");
-    json_u64(j, lf->buffer_size);
-    json_key(j, "log_file_mode");
-    json_hex_u64(j, lf->log_file_mode);
-    json_key(j, "max_file_size_mb");
-    json_u64(j, lf->max_file_size_mb);
-    json_key(j, "buffers_written");
-    json_u64(j, lf->buffers_written);
-    json_key(j, "events_lost");
-    json_u64(j, lf->events_lost);
-    json_key(j, "buffers_lost");
-    json_u64(j, lf->buffers_lost);
+    json_key_string(j, "os_version", v);
+    json_key_u64(j, "os_build", lf->os_build);
+    json_key_u64(j, "processors", lf->processors);
+    json_key_string(j, "clock_type", etl_clock_name(lf->clock_type));
+    json_key_i64(j, "perf_freq", lf->perf_freq);
+    json_key_u64(j, "cpu_speed_mhz", lf->cpu_speed_mhz);
+    json_key_u64(j, "timer_resolution", lf->timer_resolution);
+    json_key_u64(j, "buffer_size", lf->buffer_size);
+    json_key_hex_u64(j, "log_file_mode", lf->log_file_mode);
+    json_key_u64(j, "max_file_size_mb", lf->max_file_size_mb);
+    json_key_u64(j, "buffers_written", lf->buffers_written);
+    json_key_u64(j, "events_lost", lf->events_lost);
+    json_key_u64(j, "buffers_lost", lf->buffers_lost);
     write_time(j, "start_time", lf->start_time);
     write_time(j, "end_time", lf->end_time);
     write_time(j, "boot_time", lf->boot_time);
-    json_key(j, "start_time_filetime");
-    json_i64(j, lf->start_time);
-    json_key(j, "time_zone_bias_minutes");
-    json_i64(j, lf->tz_bias_minutes);
-    json_key(j, "time_zone");
-    json_string(j, lf->tz_standard_name);
+    json_key_i64(j, "start_time_filetime", lf->start_time);
+    json_key_i64(j, "time_zone_bias_minutes", lf->tz_bias_minutes);
+    json_key_string(j, "time_zone", lf->tz_standard_name);
     json_end_object(j);
 }
 
@@ -764,26 +697,6 @@ static etl_status prescan(decode_ctx *d, const char *path, etl_error *err)
 {
     const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs) };
     return etl_prescan_file(path, obs, sizeof obs / sizeof obs[0], err);
-}
-
-/* ---- main ------------------------------------------------------------------------------- */
-
-static void usage(FILE *f)
-{
-    fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
-          "               [--manifest-path PATH]... [--verify-positions] FILE\n"
-          "       etldump --pcapng OUT [--first-appearance] FILE\n"
-          "       etldump --write OUT.etl [SELECTION] FILE   (etldump --write --help: the selection)\n"
-          "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
-          "with --summary one JSON object describing the file.\n"
-          "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
-          "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
-          "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
-          "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
-          "Manifests that do not load are reported on stderr and do not change the status.\n"
-          "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
-          "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n",
-          f);
 }
 
 /* The registry's messages (manifests that do not parse, disagreeing definitions, refused
@@ -803,92 +716,12 @@ static bool same_record(const etl_record *a, const etl_record *b)
            a->payload_offset == b->payload_offset && a->is_logfile_header == b->is_logfile_header;
 }
 
-/* ---- options ------------------------------------------------------------------------------ */
-
-enum { MAX_MANIFEST_PATH_OPTIONS = 64 };
-
-typedef struct options {
-    bool summary, payload, verify;
-    etl_options reader;
-    const char *manifest_paths[MAX_MANIFEST_PATH_OPTIONS]; /* --manifest-path values, in order */
-    size_t n_manifest_paths;
-    const char *pcapng_path; /* --pcapng: packets to a pcapng file (pcapng_out.h) */
-    pcapng_out_options pcapng;
-    const char *path;
-} options;
-
-/* -1 when the command line is good, else the exit status. */
-static int parse_options(int argc, char **argv, options *o)
-{
-    enum { OPT_ORDER = 256, OPT_WINDOW, OPT_NO_PAYLOAD, OPT_VERIFY, OPT_MANIFEST_PATH, OPT_PCAPNG, OPT_FIRST_APPEARANCE };
-    static const struct option opts[] = {
-        {"summary", no_argument, NULL, 's'},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"window", required_argument, NULL, OPT_WINDOW},
-        {"no-payload", no_argument, NULL, OPT_NO_PAYLOAD},
-        {"verify-positions", no_argument, NULL, OPT_VERIFY},
-        {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
-        {"pcapng", required_argument, NULL, OPT_PCAPNG},
-        {"first-appearance", no_argument, NULL, OPT_FIRST_APPEARANCE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    memset(o, 0, sizeof *o);
-    o->payload = true;
-    int c;
-    while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
-        switch (c) {
-        case 's': o->summary = true; break;
-        case OPT_ORDER:
-            if (strcmp(optarg, "time") == 0)
-                o->reader.order = ETL_ORDER_TIME;
-            else if (strcmp(optarg, "file") == 0)
-                o->reader.order = ETL_ORDER_FILE;
-            else {
-                fprintf(stderr, "etldump: --order takes 'time' or 'file', not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        case OPT_WINDOW: {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (*end || v == 0 || v > 100000) {
-                fprintf(stderr, "etldump: --window takes a number of buffers from 1 to 100000\n");
-                return 2;
-            }
-            o->reader.window_buffers = (uint32_t)v;
-            break;
-        }
-        case OPT_NO_PAYLOAD: o->payload = false; break;
-        case OPT_VERIFY: o->verify = true; break;
-        case OPT_MANIFEST_PATH:
-            if (o->n_manifest_paths == MAX_MANIFEST_PATH_OPTIONS) {
-                fprintf(stderr, "etldump: more than %d --manifest-path options; join paths with ':'\n",
-                        MAX_MANIFEST_PATH_OPTIONS);
-                return 2;
-            }
-            o->manifest_paths[o->n_manifest_paths++] = optarg;
-            break;
-        case OPT_PCAPNG: o->pcapng_path = optarg; break;
-        case OPT_FIRST_APPEARANCE: o->pcapng.first_appearance = true; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return 2;
-    }
-    o->path = argv[optind];
-    return -1;
-}
-
 /* ---- the decoding mode -------------------------------------------------------------------- */
 
 /* Manifest-based events: the registry's sources, then the schemas the trace carries (a
  * pre-pass, so that schemas stored after their events still apply to them).  False when out
  * of memory. */
-static bool decode_setup(decode_ctx *d, const options *o)
+static bool decode_setup(decode_ctx *d, const etldump_options *o)
 {
     d->dec = etl_decoder_new(report_schemas, NULL);
     if (!d->dec)
@@ -952,44 +785,31 @@ static void write_summary(json_out *j, const char *path, etl_reader *r, const su
 {
     const etl_stats *s = etl_reader_stats(r);
     json_begin_object(j);
-    json_key(j, "file");
-    json_string(j, path);
+    json_key_string(j, "file", path);
     write_logfile(j, etl_reader_logfile(r));
-    json_key(j, "records");
-    json_u64(j, s->records);
+    json_key_u64(j, "records", s->records);
     write_counts(j, "header_types", &sm->kinds);
     write_counts(j, "ext_types", &sm->exts);
     write_counts(j, "providers", &sm->provs);
     write_time(j, "first_timestamp", sm->any_ts ? sm->first_ts : 0);
     write_time(j, "last_timestamp", sm->any_ts ? sm->last_ts : 0);
-    json_key(j, "buffers");
-    json_u64(j, s->buffers);
-    json_key(j, "buffers_compressed");
-    json_u64(j, s->buffers_compressed);
-    json_key(j, "buffers_flagged_lost");
-    json_u64(j, s->events_lost_flags);
-    json_key(j, "records_damaged");
-    json_u64(j, s->records_damaged);
-    json_key(j, "order_fallbacks");
-    json_u64(j, s->order_fallbacks);
+    json_key_u64(j, "buffers", s->buffers);
+    json_key_u64(j, "buffers_compressed", s->buffers_compressed);
+    json_key_u64(j, "buffers_flagged_lost", s->events_lost_flags);
+    json_key_u64(j, "records_damaged", s->records_damaged);
+    json_key_u64(j, "order_fallbacks", s->order_fallbacks);
     json_key(j, "skipped");
     json_begin_object(j);
-    json_key(j, "buffers");
-    json_u64(j, s->buffers_skipped);
-    json_key(j, "bytes");
-    json_u64(j, s->bytes_skipped);
-    json_key(j, "problems");
-    json_u64(j, s->problems);
+    json_key_u64(j, "buffers", s->buffers_skipped);
+    json_key_u64(j, "bytes", s->bytes_skipped);
+    json_key_u64(j, "problems", s->problems);
     json_key(j, "reasons");
     json_begin_array(j);
     for (size_t i = 0; i < nreasons; i++) {
         json_begin_object(j);
-        json_key(j, "offset");
-        json_u64(j, reasons[i].offset);
-        json_key(j, "code");
-        json_string(j, etl_status_name(reasons[i].code));
-        json_key(j, "message");
-        json_string(j, reasons[i].message);
+        json_key_u64(j, "offset", reasons[i].offset);
+        json_key_string(j, "code", etl_status_name(reasons[i].code));
+        json_key_string(j, "message", reasons[i].message);
         json_end_object(j);
     }
     json_end_array(j);
@@ -1044,27 +864,15 @@ static void report_problems(etl_reader *r, const char *path, damage *dm)
     }
 }
 
-int main(int argc, char **argv)
+/* The reading modes: JSON Lines, --summary, --verify-positions (one pass, each record to the
+ * modes asked for); the exit status. */
+static int read_trace(const etldump_options *o)
 {
-    /* --write OUT.etl: cut the trace into a new .etl (write_out.c) */
-    if (etldump_write_requested(argc, argv))
-        return etldump_write_main(argc, argv);
-    static options o; /* manifest paths: not on the stack */
-    int rc = parse_options(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
-    const char *path = o.path;
-    if (o.pcapng.first_appearance && !o.pcapng_path) {
-        fprintf(stderr, "etldump: --first-appearance goes with --pcapng OUT\n");
-        return 2;
-    }
-    if (o.pcapng_path) {
-        o.pcapng.progress = isatty(STDERR_FILENO);
-        return pcapng_out_run(o.pcapng_path, path, &o.reader, &o.pcapng);
-    }
+    const char *path = o->path;
+    int rc;
     etl_reader *r;
     etl_error err;
-    if (etl_reader_open_file(path, &o.reader, &r, &err) != ETL_OK) {
+    if (etl_reader_open_file(path, &o->reader, &r, &err) != ETL_OK) {
         fprintf(stderr, "etldump: %s: %s\n", path, err.message);
         return 2;
     }
@@ -1079,8 +887,8 @@ int main(int argc, char **argv)
     j.f = stdout;
 
     static decode_ctx dctx;
-    const bool decode = !o.summary && !o.verify;
-    if (decode && !decode_setup(&dctx, &o)) {
+    const bool decode = !o->summary && !o->verify;
+    if (decode && !decode_setup(&dctx, o)) {
         fprintf(stderr, "etldump: out of memory\n");
         etl_reader_close(r);
         return 2;
@@ -1100,12 +908,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "etldump: %s: record at position %llu (buffer 0x%llx + 0x%x), byte %u: %s\n", path,
                     (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset,
                     rec.problem_offset, rec.problem_text);
-        if (o.verify && !verify_record(r, path, &rec))
+        if (o->verify && !verify_record(r, path, &rec))
             verify_failures++;
-        if (o.summary)
+        if (o->summary)
             summary_add(&sm, &rec);
         else if (decode)
-            write_record(&j, &rec, o.payload, &dctx);
+            write_record(&j, &rec, o->payload, &dctx);
     }
     rc = 0;
     if (st != ETL_END) {
@@ -1115,9 +923,9 @@ int main(int argc, char **argv)
     const etl_stats *s = etl_reader_stats(r);
     if (s->problems || s->records_damaged || verify_failures)
         rc = 1;
-    if (o.summary)
+    if (o->summary)
         write_summary(&j, path, r, &sm, dm.reasons, dm.n);
-    if (o.verify)
+    if (o->verify)
         fprintf(stderr, "etldump: %s: %llu records re-read by position, %llu mismatches\n", path,
                 (unsigned long long)s->records, (unsigned long long)verify_failures);
     json_flush(&j);
@@ -1128,4 +936,19 @@ int main(int argc, char **argv)
         decode_free(&dctx);
     etl_reader_close(r);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static etldump_options o; /* manifest paths and the selection: not on the stack */
+    int rc = etldump_parse_options(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.write_path) /* --write OUT.etl: cut the trace into a new .etl (write_out.c) */
+        return etldump_write_run(&o);
+    if (o.pcapng_path) {
+        o.pcapng.progress = isatty(STDERR_FILENO);
+        return pcapng_out_run(o.pcapng_path, o.path, &o.reader, &o.pcapng);
+    }
+    return read_trace(&o);
 }

@@ -111,4 +111,26 @@ void json_raw(json_out *j, const char *s, size_t n);
 /* Write out what is buffered (call before reading the FILE or at the end). */
 void json_flush(json_out *j);
 
+/* A key and its value in one call: the pair every writer of an object repeats. */
+JSON_INLINE void json_key_u64(json_out *j, const char *key, uint64_t v)
+{
+    json_key(j, key);
+    json_u64(j, v);
+}
+JSON_INLINE void json_key_i64(json_out *j, const char *key, int64_t v)
+{
+    json_key(j, key);
+    json_i64(j, v);
+}
+JSON_INLINE void json_key_hex_u64(json_out *j, const char *key, uint64_t v)
+{
+    json_key(j, key);
+    json_hex_u64(j, v);
+}
+JSON_INLINE void json_key_string(json_out *j, const char *key, const char *s)
+{
+    json_key(j, key);
+    json_string(j, s);
+}
+
 #endif

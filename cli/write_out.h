@@ -3,11 +3,9 @@
 #ifndef ETLDUMP_WRITE_OUT_H
 #define ETLDUMP_WRITE_OUT_H
 
-#include <stdbool.h>
+#include "options.h"
 
-/* Is --write among the options (before any "--")? */
-bool etldump_write_requested(int argc, char **argv);
-/* The whole --write run, its own option parsing included; the exit status. */
-int etldump_write_main(int argc, char **argv);
+/* The --write run of parsed options (o->write_path set); the exit status. */
+int etldump_write_run(const etldump_options *o);
 
 #endif

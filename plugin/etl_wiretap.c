@@ -339,48 +339,64 @@ etls_frame_offset(etls_file *f, const etl_record *er)
 
 /* ---- wiretap callbacks -------------------------------------------------------------------- */
 
+/* The next record (position NULL) or the record at *position into `er`: ETL_OK, ETL_END after
+ * the last one (sequential reads only), or a failure already set in *err and *err_info. */
+static etl_status
+etls_get_record(etls_file *f, const uint64_t *position, etl_record *er, int *err, char **err_info)
+{
+    etl_error e;
+    etl_status st;
+
+    memset(&e, 0, sizeof e);
+    if (position == NULL)
+        st = etl_reader_next(f->reader, er, &e);
+    else if ((st = etl_reader_read_at(f->reader, *position, er, &e)) == ETL_END)
+        st = ETL_ERR_NOT_FOUND;
+    if (st != ETL_OK && st != ETL_END)
+        etls_set_error(position != NULL && f->rnd.fh != NULL ? &f->rnd : &f->seq, st, &e, err, err_info);
+    return st;
+}
+
+/* The end of the sequential read.  Damage found after the last record has no frame to ride on:
+ * it is reported now, every readable record having been delivered. */
+static etls_bool
+etls_read_end(etls_file *f, int *err, char **err_info)
+{
+    etls_notes *notes = etls_drain_problems(f->reader);
+    GString *msg;
+    uint32_t off = 0;
+
+    *err = 0;
+    if (notes == NULL)
+        return ETLS_FALSE;
+    msg = g_string_new("etl: damage after the last readable record:");
+    while (off + ETLS_NOTE_HEADER_SIZE <= notes->bytes->len) {
+        const uint8_t *p = notes->bytes->data + off;
+        uint16_t tlen = (uint16_t)(p[ETLS_NOTE_TEXT_LEN] | (p[ETLS_NOTE_TEXT_LEN + 1] << 8));
+
+        g_string_append_printf(msg, " [%.*s]", (int)tlen, (const char *)(p + ETLS_NOTE_HEADER_SIZE));
+        off += ETLS_NOTE_HEADER_SIZE + tlen;
+    }
+    if (notes->truncated)
+        g_string_append(msg, " [more reports dropped]");
+    etls_notes_free(notes);
+    *err = WTAP_ERR_BAD_FILE;
+    *err_info = g_string_free(msg, FALSE);
+    return ETLS_FALSE;
+}
+
 static etls_bool
 etls_read(ETLS_READ_ARGS)
 {
     etls_file *f = (etls_file *)wth->priv;
     etl_record er;
-    etl_error e;
-    etl_status st;
     etls_notes *notes;
+    etl_status st = etls_get_record(f, NULL, &er, err, err_info);
 
-    memset(&e, 0, sizeof e);
-    st = etl_reader_next(f->reader, &er, &e);
-    if (st == ETL_END) {
-        /* Damage found after the last record has no frame to ride on: report it now,
-         * every readable record has been delivered. */
-        notes = etls_drain_problems(f->reader);
-        if (notes != NULL) {
-            GString *msg = g_string_new("etl: damage after the last readable record:");
-            uint32_t off = 0;
-
-            while (off + ETLS_NOTE_HEADER_SIZE <= notes->bytes->len) {
-                const uint8_t *p = notes->bytes->data + off;
-                uint16_t tlen = (uint16_t)(p[ETLS_NOTE_TEXT_LEN] | (p[ETLS_NOTE_TEXT_LEN + 1] << 8));
-
-                g_string_append_printf(msg, " [%.*s]", (int)tlen,
-                                       (const char *)(p + ETLS_NOTE_HEADER_SIZE));
-                off += ETLS_NOTE_HEADER_SIZE + tlen;
-            }
-            if (notes->truncated)
-                g_string_append(msg, " [more reports dropped]");
-            etls_notes_free(notes);
-            *err = WTAP_ERR_BAD_FILE;
-            *err_info = g_string_free(msg, FALSE);
-            return ETLS_FALSE;
-        }
-        *err = 0;
+    if (st == ETL_END)
+        return etls_read_end(f, err, err_info);
+    if (st != ETL_OK)
         return ETLS_FALSE;
-    }
-    if (st != ETL_OK) {
-        etls_set_error(&f->seq, st, &e, err, err_info);
-        return ETLS_FALSE;
-    }
-
     notes = etls_drain_problems(f->reader);
     *data_offset = etls_frame_offset(f, &er);
     if (!etls_fill_rec(wth, f, &er, notes, rec, ETLS_REC_BUF, err, err_info)) {
@@ -401,8 +417,6 @@ etls_seek_read(ETLS_SEEK_READ_ARGS)
 {
     etls_file *f = (etls_file *)wth->priv;
     etl_record er;
-    etl_error e;
-    etl_status st;
     gint64 off = seek_off;
     const etls_offset_entry *oe =
         (const etls_offset_entry *)g_hash_table_lookup(f->position_by_offset, &off);
@@ -414,14 +428,8 @@ etls_seek_read(ETLS_SEEK_READ_ARGS)
         return ETLS_FALSE;
     }
     key = (gint64)oe->position;
-    memset(&e, 0, sizeof e);
-    st = etl_reader_read_at(f->reader, oe->position, &er, &e);
-    if (st != ETL_OK) {
-        if (st == ETL_END)
-            st = ETL_ERR_NOT_FOUND;
-        etls_set_error(f->rnd.fh != NULL ? &f->rnd : &f->seq, st, &e, err, err_info);
+    if (etls_get_record(f, &oe->position, &er, err, err_info) != ETL_OK)
         return ETLS_FALSE;
-    }
     return etls_fill_rec(wth, f, &er,
                          (const etls_notes *)g_hash_table_lookup(f->notes_by_position, &key), rec,
                          ETLS_REC_BUF, err, err_info);

@@ -253,23 +253,32 @@ etl_status etl_schema_cache_add(etl_schema_cache *c, const etl_schema_builder *b
     return ETL_OK;
 }
 
-/* The schema indexed in `t` under hash `h` whose key is `key` (len bytes), or NULL: the one
- * probe loop every schema index uses. */
+/* The one probe loop of every index: the entries stored under hash `h`, one a call in probe
+ * order, then EMPTY.  `*j` is the cursor; it starts at PROBE_START. */
+#define PROBE_START UINT32_MAX /* no slot number: a table has fewer than 2^31 slots */
+
+static inline uint32_t table_next(const table *t, uint64_t h, uint32_t *j)
+{
+    if (!t->cap)
+        return EMPTY;
+    for (*j = (*j == PROBE_START ? (uint32_t)h : *j + 1) & (t->cap - 1);; *j = (*j + 1) & (t->cap - 1)) {
+        const slot *sl = &t->slots[*j];
+        if (sl->index == EMPTY || sl->hash == h)
+            return sl->index;
+    }
+}
+
+/* The schema indexed in `t` under hash `h` whose key is `key` (len bytes), or NULL. */
 static const etl_schema *table_find(const etl_schema_cache *c, const table *t, uint64_t h, const uint8_t *key,
                                     size_t len)
 {
-    if (!t->cap)
-        return NULL;
-    for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
-        const slot *sl = &t->slots[j];
-        if (sl->index == EMPTY)
-            return NULL;
-        if (sl->hash == h) {
-            const etl_schema *s = c->schemas[sl->index];
-            if (s->key_len == len && memcmp(s->key, key, len) == 0)
-                return s;
-        }
+    uint32_t i, j = PROBE_START;
+    while ((i = table_next(t, h, &j)) != EMPTY) {
+        const etl_schema *s = c->schemas[i];
+        if (s->key_len == len && memcmp(s->key, key, len) == 0)
+            return s;
     }
+    return NULL;
 }
 
 /* Every keyed index (TraceLogging metadata, manifest keys, classic keys) is a pair of tables:
@@ -355,6 +364,59 @@ static void absent_key(uint8_t key[ETL_MF_KEY_SIZE + 1], const etl_guid *g, uint
     key[ETL_MF_KEY_SIZE] = pointer_size == 4 ? 4 : 8;
 }
 
+/* The classic key: GUID (Windows layout), type, version: 18 bytes, so a classic key never
+ * equals a manifest key (19 bytes) even where a class GUID is also some provider's GUID. */
+#define CLASSIC_KEY_SIZE 18u
+
+static void classic_key(uint8_t key[CLASSIC_KEY_SIZE], const etl_guid *g, uint8_t type, uint8_t version)
+{
+    uint8_t mk[ETL_MF_KEY_SIZE];
+    mf_key(mk, g, 0, 0);
+    memcpy(key, mk, 16);
+    key[16] = type;
+    key[17] = version;
+}
+
+/* The two indexes keyed by an event's identity: manifest events (provider, id, version) and
+ * classic events (class, type, version).  One find and one add serve both. */
+typedef enum { BY_MANIFEST, BY_CLASSIC } event_index;
+
+/* The index's key of (g, id, version) in `key` (room for the longer, manifest form); its length. */
+static size_t event_key(event_index which, uint8_t key[ETL_MF_KEY_SIZE], const etl_guid *g, uint16_t id,
+                        uint8_t version)
+{
+    if (which == BY_CLASSIC) {
+        classic_key(key, g, (uint8_t)id, version);
+        return CLASSIC_KEY_SIZE;
+    }
+    mf_key(key, g, id, version);
+    return ETL_MF_KEY_SIZE;
+}
+
+static const etl_schema *find_event(etl_schema_cache *c, event_index which, const etl_guid *g, uint16_t id,
+                                    uint8_t version, uint8_t pointer_size)
+{
+    uint8_t key[ETL_MF_KEY_SIZE];
+    const bool classic = which == BY_CLASSIC;
+    size_t len = event_key(which, key, g, id, version);
+    return find_keyed(c, classic ? c->classic : c->mf, pointer_size, key, len, hash_bytes(key, len),
+                      classic ? &c->stats.classic_lookups : &c->stats.mf_lookups,
+                      classic ? &c->stats.classic_hits : &c->stats.mf_hits);
+}
+
+static etl_status add_event(etl_schema_cache *c, event_index which, const etl_schema_builder *b, const etl_guid *g,
+                            uint16_t id, uint8_t version, uint8_t pointer_size, const etl_schema **out,
+                            etl_error *err)
+{
+    const bool classic = which == BY_CLASSIC;
+    if (!c || !b || !g || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, classic ? "no cache, schema or class" : "no cache, schema or provider");
+    uint8_t key[ETL_MF_KEY_SIZE];
+    size_t len = event_key(which, key, g, id, version);
+    return add_keyed(c, b, classic ? c->classic : c->mf, pointer_size, key, len, hash_bytes(key, len),
+                     classic ? &c->stats.classic_compiles : &c->stats.mf_compiles, out, err);
+}
+
 static bool absent_has(const etl_schema_cache *c, const uint8_t key[ETL_MF_KEY_SIZE + 1], uint64_t h)
 {
     if (!c->absent)
@@ -376,11 +438,10 @@ const etl_schema *etl_schema_cache_mf_find(etl_schema_cache *c, const etl_guid *
         *absent = false;
     if (!c || !provider)
         return NULL;
-    absent_key(key, provider, id, version, pointer_size);
-    const etl_schema *hit = find_keyed(c, c->mf, pointer_size, key, ETL_MF_KEY_SIZE, hash_bytes(key, ETL_MF_KEY_SIZE),
-                                       &c->stats.mf_lookups, &c->stats.mf_hits);
+    const etl_schema *hit = find_event(c, BY_MANIFEST, provider, id, version, pointer_size);
     if (hit)
         return hit;
+    absent_key(key, provider, id, version, pointer_size);
     if (absent_has(c, key, hash_bytes(key, sizeof key))) {
         c->stats.mf_absent_hits++;
         if (absent)
@@ -393,12 +454,7 @@ etl_status etl_schema_cache_mf_add(etl_schema_cache *c, const etl_schema_builder
                                    uint16_t id, uint8_t version, uint8_t pointer_size, const etl_schema **out,
                                    etl_error *err)
 {
-    if (!c || !b || !provider || !out)
-        return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or provider");
-    uint8_t key[ETL_MF_KEY_SIZE];
-    mf_key(key, provider, id, version);
-    return add_keyed(c, b, c->mf, pointer_size, key, sizeof key, hash_bytes(key, sizeof key), &c->stats.mf_compiles,
-                     out, err);
+    return add_event(c, BY_MANIFEST, b, provider, id, version, pointer_size, out, err);
 }
 
 void etl_schema_cache_mf_absent(etl_schema_cache *c, const etl_guid *provider, uint16_t id, uint8_t version,
@@ -479,56 +535,31 @@ void etl_schema_cache_mf_forget(etl_schema_cache *c, const etl_guid *provider)
 
 /* ---- classic index ---------------------------------------------------------------------- */
 
-/* GUID (Windows layout), type, version: 18 bytes, so a classic key never equals a manifest key
- * (19 bytes) even where a class GUID is also some provider's GUID. */
-#define CLASSIC_KEY_SIZE 18u
-
-static void classic_key(uint8_t key[CLASSIC_KEY_SIZE], const etl_guid *g, uint8_t type, uint8_t version)
-{
-    uint8_t mk[ETL_MF_KEY_SIZE];
-    mf_key(mk, g, 0, 0);
-    memcpy(key, mk, 16);
-    key[16] = type;
-    key[17] = version;
-}
 
 const etl_schema *etl_schema_cache_classic_find(etl_schema_cache *c, const etl_guid *cls, uint8_t type,
                                                 uint8_t version, uint8_t pointer_size)
 {
     if (!c || !cls)
         return NULL;
-    uint8_t key[CLASSIC_KEY_SIZE];
-    classic_key(key, cls, type, version);
-    return find_keyed(c, c->classic, pointer_size, key, sizeof key, hash_bytes(key, sizeof key),
-                      &c->stats.classic_lookups, &c->stats.classic_hits);
+    return find_event(c, BY_CLASSIC, cls, type, version, pointer_size);
 }
 
 etl_status etl_schema_cache_classic_add(etl_schema_cache *c, const etl_schema_builder *b, const etl_guid *cls,
                                         uint8_t type, uint8_t version, uint8_t pointer_size, const etl_schema **out,
                                         etl_error *err)
 {
-    if (!c || !b || !cls || !out)
-        return etl_fail(err, ETL_ERR_ARG, 0, "no cache, schema or class");
-    uint8_t key[CLASSIC_KEY_SIZE];
-    classic_key(key, cls, type, version);
-    return add_keyed(c, b, c->classic, pointer_size, key, sizeof key, hash_bytes(key, sizeof key),
-                     &c->stats.classic_compiles, out, err);
+    return add_event(c, BY_CLASSIC, b, cls, type, version, pointer_size, out, err);
 }
 
 /* ---- provider names --------------------------------------------------------------------- */
 
 static provider_entry *find_provider(const etl_schema_cache *c, const etl_guid *g, uint64_t h)
 {
-    const table *t = &c->prov;
-    if (!t->cap)
-        return NULL;
-    for (uint32_t j = (uint32_t)h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
-        const slot *sl = &t->slots[j];
-        if (sl->index == EMPTY)
-            return NULL;
-        if (sl->hash == h && etl_guid_equal(&c->providers[sl->index].guid, g))
-            return &c->providers[sl->index];
-    }
+    uint32_t i, j = PROBE_START;
+    while ((i = table_next(&c->prov, h, &j)) != EMPTY)
+        if (etl_guid_equal(&c->providers[i].guid, g))
+            return &c->providers[i];
+    return NULL;
 }
 
 etl_status etl_schema_cache_set_provider_name(etl_schema_cache *c, const etl_guid *g, const char *name, size_t len)

@@ -11,11 +11,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "capture_list.h"
 #include "check.h"
+#include "decoder_context.h"
 #include "prescan.h"
-#include "procs.h"
-#include "registry.h"
-#include "schema_cache.h"
 
 static void quiet(void *ctx, etl_registry_severity sev, const char *msg)
 {
@@ -35,26 +34,6 @@ static void count_record(void *ctx, const etl_record *rec)
         c->out_of_order = true;
     c->last_position = rec->position;
     c->records++;
-}
-
-typedef struct context {
-    etl_schema_cache *cache;
-    etl_registry *reg;
-    etl_procs *procs;
-} context;
-
-static void context_init(context *c)
-{
-    c->cache = etl_schema_cache_new(NULL);
-    c->reg = etl_registry_new(c->cache, quiet, NULL);
-    c->procs = etl_procs_new(c->reg);
-}
-
-static void context_free(context *c)
-{
-    etl_procs_free(c->procs);
-    etl_registry_free(c->reg);
-    etl_schema_cache_free(c->cache);
 }
 
 /* Records the reader delivers in file order, counted apart from the prescan. */
@@ -77,17 +56,17 @@ static uint64_t records_in(const char *path)
 static void test_capture(const char *dir, const char *file)
 {
     char *path = g_build_filename(dir, file, NULL);
-    context one, apart;
-    context_init(&one);
-    context_init(&apart);
+    decoder_context one, apart;
+    decoder_context_init(&one, quiet);
+    decoder_context_init(&apart, quiet);
     counter cnt = {0};
     etl_error err;
     const etl_observer obs[] = { etl_registry_observer(one.reg), etl_procs_observer(one.procs),
                                  { count_record, &cnt } };
     etl_status st = etl_prescan_file(path, obs, 3, &err);
     if (st == ETL_ERR_NOT_ETL) { /* the empty capture is not an .etl at all */
-        context_free(&one);
-        context_free(&apart);
+        decoder_context_free(&one);
+        decoder_context_free(&apart);
         g_free(path);
         return;
     }
@@ -111,27 +90,14 @@ static void test_capture(const char *dir, const char *file)
     printf("%-52s %8" PRIu64 " records, %u carried, %u stream manifests, %" PRIu64 " process + %" PRIu64
            " thread events\n", file, cnt.records, a->carried_events, a->stream_manifests, p->process_events,
            p->thread_events);
-    context_free(&one);
-    context_free(&apart);
+    decoder_context_free(&one);
+    decoder_context_free(&apart);
     g_free(path);
 }
 
 static void test_corpus(const char *dir)
 {
-    GDir *d = g_dir_open(dir, 0, NULL);
-    CHECK(d != NULL);
-    if (!d)
-        return;
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    const char *n;
-    while ((n = g_dir_read_name(d)))
-        if (g_str_has_suffix(n, ".etl"))
-            g_ptr_array_add(names, g_strdup(n));
-    g_dir_close(d);
-    CHECK(names->len >= 10);
-    for (guint i = 0; i < names->len; i++)
-        test_capture(dir, g_ptr_array_index(names, i));
-    g_ptr_array_free(names, TRUE);
+    CHECK(capture_list_each(dir, test_capture) >= 10);
 }
 
 /* A truncated trace (a buffer cut short): the pass goes to the end it can read and succeeds. */
@@ -191,20 +157,20 @@ static void time_net452(const char *dir)
         g_free(g_compute_checksum_for_data(G_CHECKSUM_MD5, (const guchar *)bytes, len));
         g_free(bytes);
         double t1 = now();
-        context c;
-        context_init(&c);
+        decoder_context c;
+        decoder_context_init(&c, quiet);
         etl_error err;
         const etl_observer obs[] = { etl_registry_observer(c.reg), etl_procs_observer(c.procs) };
         etl_prescan_file(path, obs, 2, &err);
         double t2 = now();
-        context_free(&c);
-        context_init(&c);
+        decoder_context_free(&c);
+        decoder_context_init(&c, quiet);
         double t3 = now();
         const etl_observer ro = etl_registry_observer(c.reg), po = etl_procs_observer(c.procs);
         etl_prescan_file(path, &ro, 1, &err);
         etl_prescan_file(path, &po, 1, &err);
         double t4 = now();
-        context_free(&c);
+        decoder_context_free(&c);
         md5 = MIN(md5, t1 - t0), one = MIN(one, t2 - t1), two = MIN(two, t4 - t3);
     }
     printf("net452 prescan (best of 5): md5 %.2f ms, one pass %.2f ms (%.2fx md5), two passes %.2f ms "

@@ -25,7 +25,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "capture_list.h"
 #include "check.h"
+#include "decoder_context.h"
 #include "golden_events.h"
 #include "classic.h"
 #include "etl.h"
@@ -38,31 +40,11 @@
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 
-typedef struct ctx {
-    etl_schema_cache *cache;
-    etl_registry *schemas;
-    etl_procs *procs;
-} ctx;
-
-static void ctx_init(ctx *c)
-{
-    c->cache = etl_schema_cache_new(NULL);
-    c->schemas = etl_registry_new(c->cache, NULL, NULL);
-    c->procs = etl_procs_new(c->schemas);
-}
-
-static void ctx_free(ctx *c)
-{
-    etl_procs_free(c->procs);
-    etl_registry_free(c->schemas);
-    etl_schema_cache_free(c->cache);
-}
-
 /* "Provider/Task/Opcode" of a classic record, as the golden names it. */
-static bool classic_name(ctx *c, const etl_record *r, char *out, size_t cap)
+static bool classic_name(decoder_context *c, const etl_record *r, char *out, size_t cap)
 {
     const etl_schema *s;
-    if (!etl_record_is_classic(r) || etl_registry_lookup(c->schemas, r, &s, NULL) != ETL_OK)
+    if (!etl_record_is_classic(r) || etl_registry_lookup(c->reg, r, &s, NULL) != ETL_OK)
         return false;
     g_snprintf(out, cap, "%s/%s", s->provider_name ? etl_schema_str(s, s->provider_name) : "",
                etl_schema_event_name(s));
@@ -135,8 +117,8 @@ static void test_golden(const char *captures, const char *goldens)
     CHECK(golden != NULL);
     if (!golden)
         return;
-    ctx c;
-    ctx_init(&c);
+    decoder_context c;
+    decoder_context_init(&c, NULL);
     etl_error err;
     const etl_observer obs = etl_procs_observer(c.procs);
     CHECK(etl_prescan_file(path, &obs, 1, &err) == ETL_OK);
@@ -222,7 +204,7 @@ static void test_golden(const char *captures, const char *goldens)
     CHECK_EQ_U(differ_expected, G_N_ELEMENTS(golden_differs) + 1); /* FlushBuffers is listed twice */
     g_ptr_array_free(golden, TRUE);
     g_ptr_array_free(golden_lines, TRUE);
-    ctx_free(&c);
+    decoder_context_free(&c);
     g_free(path);
     g_free(gpath);
 }
@@ -232,15 +214,15 @@ static void test_golden(const char *captures, const char *goldens)
 static void test_capture(const char *dir, const char *file)
 {
     char *path = g_build_filename(dir, file, NULL);
-    ctx c;
-    ctx_init(&c);
+    decoder_context c;
+    decoder_context_init(&c, NULL);
     etl_error err;
     const etl_observer obs = etl_procs_observer(c.procs);
     etl_status st = etl_prescan_file(path, &obs, 1, &err);
     if (st != ETL_OK) {
         /* the empty capture is not an .etl at all */
         CHECK(st == ETL_ERR_NOT_ETL);
-        ctx_free(&c);
+        decoder_context_free(&c);
         g_free(path);
         return;
     }
@@ -294,32 +276,13 @@ static void test_capture(const char *dir, const char *file)
     }
     g_hash_table_destroy(tid_of);
     etl_stack_links_free(links);
-    ctx_free(&c);
+    decoder_context_free(&c);
     g_free(path);
-}
-
-static gint by_name(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static void test_corpus(const char *dir)
 {
-    GDir *d = g_dir_open(dir, 0, NULL);
-    CHECK(d != NULL);
-    if (!d)
-        return;
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    const char *n;
-    while ((n = g_dir_read_name(d)))
-        if (g_str_has_suffix(n, ".etl"))
-            g_ptr_array_add(names, g_strdup(n));
-    g_dir_close(d);
-    g_ptr_array_sort(names, by_name);
-    CHECK(names->len >= 19);
-    for (guint i = 0; i < names->len; i++)
-        test_capture(dir, g_ptr_array_index(names, i));
-    g_ptr_array_free(names, TRUE);
+    CHECK(capture_list_each(dir, test_capture) >= 19);
 }
 
 /* ---- 4. a constructed trace ----------------------------------------------------------------- */
@@ -494,8 +457,8 @@ typedef struct seen {
  * fed as the records come (streaming). `reverse`: observations fed last record first. */
 static GArray *read_trace(const etlw_mem *mem, int64_t T0, bool prescan, bool reverse)
 {
-    ctx c;
-    ctx_init(&c);
+    decoder_context c;
+    decoder_context_init(&c, NULL);
     etl_reader *r;
     etl_error err;
     etl_record rec;
@@ -547,7 +510,7 @@ static GArray *read_trace(const etlw_mem *mem, int64_t T0, bool prescan, bool re
     }
     etl_reader_close(r);
     etl_stack_links_free(links);
-    ctx_free(&c);
+    decoder_context_free(&c);
     return out;
 }
 
@@ -655,8 +618,8 @@ static void test_limits(void)
     }
     CHECK(etlw_close(g.w) == ETLW_OK);
     etlw_destroy(g.w);
-    ctx x;
-    ctx_init(&x);
+    decoder_context x;
+    decoder_context_init(&x, NULL);
     etl_reader *r;
     etl_error err;
     etl_record rec;
@@ -670,7 +633,7 @@ static void test_limits(void)
     CHECK_STR(etl_procs_name_at(x.procs, 42, T0 + 10 * 5 + 3), "p5.exe");
     CHECK_STR(etl_procs_name_at(x.procs, 42, T0 + 10 * (int64_t)n), "p1023.exe");
     CHECK(etl_procs_name_at(x.procs, 42, T0 - 1) == NULL);
-    ctx_free(&x);
+    decoder_context_free(&x);
     etlw_mem_release(&mem);
 }
 

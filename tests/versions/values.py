@@ -27,6 +27,7 @@
       prints the captures that differ (and the first differing value) and exits 1.
 """
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -71,17 +72,34 @@ def test_user_env(tmp, plugins):
     return env, kw
 
 
-def pcapng(args):
-    tmp = tempfile.mkdtemp(prefix="etlshark-pcapng-")
+@contextlib.contextmanager
+def test_user_workspace(prefix, args):
+    """A temporary folder etlsharktest can read, holding copies of args.plugins and
+    args.captures (and args.manifests when given); yields a namespace with tmp, plugins,
+    captures, manifests (or None), env and kw (test_user_env) and expected (the captures'
+    expected.json).  Removed afterwards."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
     os.chmod(tmp, 0o755)
     try:
-        plugins = os.path.join(tmp, "plugins")
-        readable_copy(args.plugins, plugins)
-        captures = os.path.join(tmp, "captures")
-        readable_copy(args.captures, captures)
-        env, kw = test_user_env(tmp, plugins)
+        ws = argparse.Namespace(tmp=tmp, manifests=None)
+        ws.plugins = os.path.join(tmp, "plugins")
+        readable_copy(args.plugins, ws.plugins)
+        ws.captures = os.path.join(tmp, "captures")
+        readable_copy(args.captures, ws.captures)
+        if getattr(args, "manifests", None):
+            ws.manifests = os.path.join(tmp, "manifests")
+            readable_copy(args.manifests, ws.manifests)
+        ws.env, ws.kw = test_user_env(tmp, ws.plugins)
         with open(os.path.join(args.captures, "expected.json"), encoding="utf-8") as f:
-            expected = json.load(f)
+            ws.expected = json.load(f)
+        yield ws
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def pcapng(args):
+    with test_user_workspace("etlshark-pcapng-", args) as ws:
+        tmp, captures, env, kw, expected = ws.tmp, ws.captures, ws.env, ws.kw, ws.expected
         os.makedirs(args.out, exist_ok=True)
         made = {}
         for name in sorted(expected):
@@ -102,25 +120,12 @@ def pcapng(args):
             json.dump(made, f, indent=1)
         print(f"values: {len(made)} captures saved as pcapng of ETW frames in {args.out}")
         return 0
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def dump(args):
-    tmp = tempfile.mkdtemp(prefix="etlshark-values-")
-    os.chmod(tmp, 0o755)
-    try:
-        plugins = os.path.join(tmp, "plugins")
-        readable_copy(args.plugins, plugins)
-        captures = os.path.join(tmp, "captures")
-        readable_copy(args.captures, captures)
-        manifests = None
-        if args.manifests:
-            manifests = os.path.join(tmp, "manifests")
-            readable_copy(args.manifests, manifests)
-        env, kw = test_user_env(tmp, plugins)
-        with open(os.path.join(args.captures, "expected.json"), encoding="utf-8") as f:
-            expected = json.load(f)
+    with test_user_workspace("etlshark-values-", args) as ws:
+        tmp, captures, manifests = ws.tmp, ws.captures, ws.manifests
+        env, kw, expected = ws.env, ws.kw, ws.expected
         names = sorted(expected)
         result = {}
         for name in names:
@@ -190,8 +195,6 @@ def dump(args):
               + (f"; tshark refused {refused}" if refused else "")
               + (f"; no PDML from {bad}" if bad else ""))
         return 1 if bad else 0
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def compare(args):
