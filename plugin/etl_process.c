@@ -19,6 +19,7 @@
 #include "procs.h"
 #include "registry.h"
 #include "stack_links.h"
+#include "volumes.h"
 
 #include "etl_event_data.h"
 #include "etl_prescan.h"
@@ -34,12 +35,14 @@ static int hf_etl_process_pid = -1;
 static int hf_etl_process_tid = -1;
 static int hf_etl_stack_of = -1;
 static int hf_etl_stack_frame = -1;
+static int hf_etl_dos_path = -1;
 
 /* One trace's process table and stack links.  A capture file holds one trace, or several (a
  * pcapng of the frames of several .etl files): each trace's processes name its own frames only,
  * so two traces' same pid keep their own names. */
 typedef struct etls_trace_procs {
     etl_procs *procs;
+    etl_volumes *volumes; /* its NT -> DOS volume mappings */
     /* events of the first pass by (raw timestamp, thread), to find a stack walk's event */
     etl_stack_links *links;
     /* no prescan of this trace: the first pass feeds the table */
@@ -68,8 +71,19 @@ etls_trace_procs_free(gpointer p)
     etls_trace_procs *t = (etls_trace_procs *)p;
 
     etl_stack_links_free(t->links);
+    etl_volumes_free(t->volumes);
     etl_procs_free(t->procs);
     g_free(t);
+}
+
+/* Everything of a trace that records name: its processes and its volume mappings. */
+static void
+etls_trace_observe(void *ctx, const etl_record *rec)
+{
+    etls_trace_procs *t = (etls_trace_procs *)ctx;
+
+    etl_procs_observe(t->procs, rec);
+    etl_volumes_observe(t->volumes, rec);
 }
 
 /* The prescan's client (etl_prescan.h): the process table of the trace being prescanned. */
@@ -85,14 +99,16 @@ etls_procs_observer(etl_observer *out)
     t = g_new0(etls_trace_procs, 1);
     t->procs = etl_procs_new(schemas);
     t->links = etl_stack_links_new(0);
-    if (t->procs == NULL || t->links == NULL) {
+    t->volumes = etl_volumes_new(schemas);
+    if (t->procs == NULL || t->links == NULL || t->volumes == NULL) {
         ws_warning("etlshark: out of memory for the process table; process names and stack "
                    "links are not shown");
         etls_trace_procs_free(t);
         return false;
     }
     g_hash_table_insert(etls_traces, g_strdup(key), t);
-    *out = etl_procs_observer(t->procs);
+    out->observe = etls_trace_observe;
+    out->ctx = t;
     return true;
 }
 
@@ -121,7 +137,7 @@ etls_first_pass(etls_trace_procs *t, packet_info *pinfo, const etl_record *rec)
     fc->pid = ETL_NO_ID;
     fc->tid = ETL_NO_ID;
     if (t->feed)
-        etl_procs_observe(t->procs, rec);
+        etls_trace_observe(t, rec);
     if (etl_procs_lookup(t->procs, rec, &info)) {
         fc->pid = info.pid;
         fc->tid = info.tid;
@@ -213,6 +229,23 @@ etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     }
 }
 
+void
+etls_process_dos_path(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const etl_record *rec,
+                      int off, int len, const char *s, size_t n)
+{
+    static char dos[2 * ETL_VOLUMES_MAX_PATH + 65536];
+    etls_trace_procs *t;
+    proto_item *ti;
+
+    if (s == NULL || n < 2 || s[0] != '\\' || etls_traces == NULL)
+        return;
+    t = (etls_trace_procs *)g_hash_table_lookup(etls_traces, etls_trace_key(pinfo));
+    if (t == NULL || !etl_volumes_dos_path(t->volumes, rec, s, n, dos, sizeof dos))
+        return;
+    ti = proto_tree_add_string(tree, hf_etl_dos_path, tvb, off, len, dos);
+    proto_item_set_generated(ti);
+}
+
 static void
 etls_process_init(void)
 {
@@ -239,6 +272,8 @@ etls_process_register(int proto)
             "The record's thread when the header names none or another (read from the payload)", HFILL } },
         { &hf_etl_stack_of, { "Stack of frame", "etl.stack_of", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
             "StackWalk event: the frame of the event whose stack this is (same raw timestamp and thread)", HFILL } },
+        { &hf_etl_dos_path, { "DOS path", "etl.dos_path", FT_STRING, BASE_NONE, NULL, 0x0,
+            "The DOS form of the NT path value before it (\\Device\\HarddiskVolume2\\... as C:\\...), from the trace's own volume mappings", HFILL } },
         { &hf_etl_stack_frame, { "Stack in frame", "etl.stack_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
             "The StackWalk event carrying this event's stack (known after the first pass: tshark -2, the GUI)", HFILL } },
     };

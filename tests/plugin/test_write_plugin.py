@@ -28,7 +28,11 @@ test_plugin.py (--etldump is the oracle); the tests:
                first (every 7th frame: the .etl gets the context records), with the .etl then
                removed, so nothing leads back to a trace: read with `tshark -2`, every frame of
                the whole trace and every kept frame of the subset shows the event name, process
-               name and values it has in the original (the context travels as frames).
+               name and values it has in the original (the context travels as frames);
+  dospaths     (the paths written traces keep, issue 14) net452's NT paths in DOS form from its own
+               volume mappings: tshark's etl.dos_path values, frame by frame, are etldump's
+               "dos_paths" values, record by record (7194 records: Image, FileIo, Kernel-File
+               events), and C:\\Windows\\System32\\ntdll.dll is among them.
 """
 import collections
 import importlib.util
@@ -264,8 +268,27 @@ def test_writepcapng(env):
         print(f"  ok {name}: {len(orig)} frames as pcapng, {len(kept)} kept in a subset pcapng")
 
 
+def test_dospaths(env):
+    src = env.capture("perfview_net452_x64_merged_compressed.etl")
+    want = []
+    for r in records(env, src):
+        d = r.get("dos_paths")
+        want.append(",".join(d.values()) if d else "")
+    _, out, _ = env.run([env.args.tshark, "-r", src, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
+                         "-e", "etl.dos_path"])
+    got = out.split("\n")[:len(want)]
+    tp.check(len(got) == len(want), f"{len(got)} frames, {len(want)} records")
+    n = sum(1 for w in want if w)
+    tp.check(n > 7000, f"only {n} records have DOS paths")
+    for i, (w, g) in enumerate(zip(want, got)):
+        tp.check(w == g, f"frame {i + 1}: etl.dos_path {g!r}, etldump dos_paths {w!r}")
+    tp.check(any("C:\\Windows\\System32\\ntdll.dll" in w for w in want), "ntdll.dll's DOS path is shown")
+    print(f"  ok {n} records with DOS paths, the same in tshark and etldump")
+
+
 tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge,
-                 "mergepcapng": test_mergepcapng, "writepcapng": test_writepcapng})
+                 "mergepcapng": test_mergepcapng, "writepcapng": test_writepcapng,
+                 "dospaths": test_dospaths})
 
 if __name__ == "__main__":
     sys.exit(tp.main())
