@@ -28,7 +28,6 @@ import importlib.util
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -127,33 +126,14 @@ class Gui:
         tp.check(os.path.getsize(path) > MIN_SHOT_BYTES, f"GUI: screenshot {path} is blank")
 
     def stop(self):
-        for p in (self.ws, self.xvfb):
-            if p is None or p.poll() is not None:
-                continue
-            os.killpg(p.pid, signal.SIGTERM)
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+        tp.stop_group(self.ws)
+        tp.stop_group(self.xvfb)
 
 
 def gui_home(env):
-    home = env.fresh_home()
-    cfg = os.path.join(home, ".config", "wireshark")
-    os.makedirs(cfg)
-    with open(os.path.join(cfg, "recent_common"), "w") as f:
-        f.write("gui.geometry_main_x: 0\ngui.geometry_main_y: 0\n"
-                "gui.geometry_main_width: 1280\ngui.geometry_main_height: 900\n")
     # Conversations and Endpoints open on the dissector's own address type (processes, providers)
-    with open(os.path.join(cfg, "recent"), "w") as f:
-        f.write("gui.conversation_tabs: ETL\ngui.endpoint_tabs: ETL\n")
+    home = tp.gui_home(env, "gui.conversation_tabs: ETL\ngui.endpoint_tabs: ETL\n")
     os.chmod(home, 0o700)  # Qt wants its runtime directory private
-    if env.as_user:
-        for dirpath, _, filenames in os.walk(home):
-            os.chown(dirpath, env.as_user.pw_uid, env.as_user.pw_gid)
-            for fn in filenames:
-                os.chown(os.path.join(dirpath, fn), env.as_user.pw_uid, env.as_user.pw_gid)
     return home
 
 
