@@ -1,6 +1,6 @@
 /* etldump - print every record of an .etl file as JSON Lines, or a summary of the file.
  *
- *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH]... FILE
+ *   etldump [--order=time|file] [--window=N] [--no-payload] [--manifest-path PATH]... [--tmf-path PATH]... FILE
  *   etldump --summary FILE
  *   etldump --verify-positions FILE   (re-read every record by its position and compare)
  *   etldump --write OUT.etl [SELECTION] FILE   (write_out.c: the selection as a new .etl)
@@ -19,6 +19,8 @@
  * (in the order given), then $ETLSHARK_MANIFEST_PATH; each is a ':'-separated list of manifest
  * files and folders (a folder's *.man and *.xml files are read in name order).  A manifest that
  * does not parse is reported on stderr with its file and line, and the others still load.
+ * WPP messages find their format in TMF files: every --tmf-path PATH, then $ETLSHARK_TMF_PATH,
+ * files and folders (*.tmf) the same way (docs/wpp.md).
  * Before decoding, etldump reads the trace once to collect the schemas it carries (MetaData
  * records, EventSource manifest chunks), so every event decodes whatever its position.
  *
@@ -48,6 +50,7 @@
 #include "resolve.h"
 #include "value_format.h"
 #include "volumes.h"
+#include "wpp.h"
 #include "write_out.h"
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
@@ -383,6 +386,7 @@ typedef struct decode_ctx {
         etl_guid provider;
         uint16_t id;
         uint8_t version;
+        bool wpp;
     } missing[256];
     unsigned missing_count;
     bool missing_overflow;
@@ -393,13 +397,16 @@ static char message_text[65536];
 /* Where etldump's manifest path is set: added to the decoder's one "no schema" wording
  * (resolve.h: the error of ETL_RESOLVE_SCHEMA_MISSING) in the JSON hint and on stderr. */
 #define MISSING_WHERE " (--manifest-path or " ETL_REGISTRY_ENV ")"
+/* The same for WPP messages without their TMF (resolve.h: kind ETL_RESOLVE_WPP). */
+#define MISSING_TMF_WHERE " (--tmf-path or " ETL_TMF_ENV ")"
 
-/* "no schema" on stderr once per key (and once in all past the bound). */
-static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
+/* "no schema" on stderr once per key (and once in all past the bound); WPP: once per message
+ * GUID, the TMF it names decoding all of the GUID's messages. */
+static void report_missing(decode_ctx *d, const etl_record *r, const char *why, bool wpp)
 {
     for (unsigned i = 0; i < d->missing_count; i++)
-        if (d->missing[i].id == r->event_id && d->missing[i].version == r->version &&
-            etl_guid_equal(&d->missing[i].provider, &r->provider))
+        if ((wpp || (d->missing[i].id == r->event_id && d->missing[i].version == r->version)) &&
+            d->missing[i].wpp == wpp && etl_guid_equal(&d->missing[i].provider, &r->provider))
             return;
     if (d->missing_count == sizeof d->missing / sizeof d->missing[0]) {
         if (!d->missing_overflow)
@@ -410,8 +417,9 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why)
     d->missing[d->missing_count].provider = r->provider;
     d->missing[d->missing_count].id = r->event_id;
     d->missing[d->missing_count].version = r->version;
+    d->missing[d->missing_count].wpp = wpp;
     d->missing_count++;
-    fprintf(stderr, "etldump: %s" MISSING_WHERE "\n", why);
+    fprintf(stderr, "etldump: %s%s\n", why, wpp ? MISSING_TMF_WHERE : MISSING_WHERE);
 }
 
 static void key_name(json_out *j, const char *key, const char *name)
@@ -432,11 +440,12 @@ static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r
     json_key_u64(j, "id", r->event_id);
     json_key_u64(j, "version", r->version);
     json_key(j, "hint");
-    char hint[sizeof res->error.message + sizeof MISSING_WHERE];
-    snprintf(hint, sizeof hint, "%s%s", res->error.message, MISSING_WHERE);
+    bool wpp = res->kind == ETL_RESOLVE_WPP;
+    char hint[sizeof res->error.message + sizeof MISSING_WHERE + sizeof MISSING_TMF_WHERE];
+    snprintf(hint, sizeof hint, "%s%s", res->error.message, wpp ? MISSING_TMF_WHERE : MISSING_WHERE);
     json_string(j, hint);
     json_end_object(j);
-    report_missing(d, r, res->error.message);
+    report_missing(d, r, res->error.message, wpp);
 }
 
 /* provider_name, event_name and the rest of what the decoder resolved for a record (see the
@@ -455,6 +464,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     case ETL_RESOLVE_NOT_APPLICABLE:
         return;
     case ETL_RESOLVE_SCHEMA_MISSING:
+        key_name(j, "event_name", res.event_name); /* WPP messages are named without a TMF */
         write_schema_missing(j, d, r, &res);
         return;
     case ETL_RESOLVE_SCHEMA_ERROR:
@@ -592,8 +602,12 @@ static void write_family_fields(json_out *j, const etl_record *r)
         json_key_u64(j, "parent_instance_id", r->parent_instance_id);
         key_guid(j, "parent_guid", &r->parent_guid);
         break;
-    case ETL_FAMILY_MESSAGE:
+    case ETL_FAMILY_MESSAGE: {
+        char names[160];
         json_key_u64(j, "message_flags", r->message_flags);
+        etl_wpp_flags_text(r->message_flags, names, sizeof names);
+        json_key(j, "message_flags_names");
+        json_string(j, names);
         if (r->has_sequence) {
             json_key_u64(j, "sequence", r->sequence);
         }
@@ -601,6 +615,7 @@ static void write_family_fields(json_out *j, const etl_record *r)
             json_key_u64(j, "component_id", r->component_id);
         }
         break;
+    }
     default:
         break;
     }
@@ -766,6 +781,10 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
         etl_registry_add_path(d->schemas, o->manifest_paths[i]);
     if (etl_registry_env_path())
         etl_registry_add_path(d->schemas, etl_registry_env_path());
+    for (size_t i = 0; i < o->n_tmf_paths; i++)
+        etl_decoder_add_tmf_path(d->dec, o->tmf_paths[i]);
+    if (etl_tmf_env_path())
+        etl_decoder_add_tmf_path(d->dec, etl_tmf_env_path());
     d->procs = etl_procs_new(d->schemas);
     d->links = etl_stack_links_new(0);
     d->volumes = etl_volumes_new(d->schemas);

@@ -2,8 +2,8 @@
  * checked once (numbers, ranges, times, GUIDs), the usage texts.
  *
  * The modes: reading (JSON Lines, --summary, --verify-positions, --pcapng) and writing
- * (--write OUT.etl with a selection, write_out.c).  --manifest-path and --help go with both;
- * an option of one mode given in the other is an error naming it. */
+ * (--write OUT.etl with a selection, write_out.c).  --manifest-path, --tmf-path and --help go
+ * with both; an option of one mode given in the other is an error naming it. */
 #include "options.h"
 
 #include <getopt.h>
@@ -13,13 +13,14 @@
 
 #include "etl_format.h"
 #include "registry.h"
+#include "wpp.h"
 
 /* ---- usage --------------------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
     fputs("usage: etldump [--summary] [--order=time|file] [--window=BUFFERS] [--no-payload]\n"
-          "               [--manifest-path PATH]... [--verify-positions] FILE\n"
+          "               [--manifest-path PATH]... [--tmf-path PATH]... [--verify-positions] FILE\n"
           "       etldump --pcapng OUT [--first-appearance] FILE\n"
           "       etldump --write OUT.etl [SELECTION] FILE   (etldump --write --help: the selection)\n"
           "Print every record of a Windows ETW trace (.etl) as one JSON object per line, or\n"
@@ -27,6 +28,8 @@ static void usage(FILE *f)
           "Manifest-based events are decoded from instrumentation manifests: PATH (and then\n"
           "$" ETL_REGISTRY_ENV ") is a ':'-separated list of manifest files and folders\n"
           "(*.man, *.xml); EventSource manifests and schemas carried in the trace are used too.\n"
+          "WPP messages are decoded from TMF files: PATH (and then $" ETL_TMF_ENV ") is a\n"
+          "':'-separated list of TMF files and folders (*.tmf).\n"
           "Exit status: 0 read fully, 1 read with damage (reported on stderr), 2 unusable input.\n"
           "Manifests that do not load are reported on stderr and do not change the status.\n"
           "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
@@ -152,7 +155,7 @@ enum {
     /* writing */
     OPT_WRITE = 300, OPT_RECORDS, OPT_EVERY, OPT_POSITIONS, OPT_FROM, OPT_TO, OPT_PROVIDER, OPT_EVENT_ID, OPT_PID,
     /* both */
-    OPT_MANIFEST_PATH = 400,
+    OPT_MANIFEST_PATH = 400, OPT_TMF_PATH,
 };
 
 static const struct option table[] = {
@@ -173,6 +176,7 @@ static const struct option table[] = {
     {"event-id", required_argument, NULL, OPT_EVENT_ID},
     {"pid", required_argument, NULL, OPT_PID},
     {"manifest-path", required_argument, NULL, OPT_MANIFEST_PATH},
+    {"tmf-path", required_argument, NULL, OPT_TMF_PATH},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -275,6 +279,11 @@ int etldump_parse_options(int argc, char **argv, etldump_options *o)
                 bad = "more than 64 --manifest-path options; join paths with ':'";
             else
                 o->manifest_paths[o->n_manifest_paths++] = optarg;
+        } else if (c == OPT_TMF_PATH) {
+            if (o->n_tmf_paths == ETLDUMP_MAX_MANIFEST_PATHS)
+                bad = "more than 64 --tmf-path options; join paths with ':'";
+            else
+                o->tmf_paths[o->n_tmf_paths++] = optarg;
         } else if (c == OPT_WRITE) {
             o->write_path = optarg;
         } else if (c == OPT_SUMMARY || (c >= OPT_ORDER && c < OPT_WRITE)) {

@@ -13,7 +13,7 @@
 
 /* Named limits of the command line. */
 enum {
-    ETLDUMP_MAX_MANIFEST_PATHS = 64, /* --manifest-path options (each may join many with ':') */
+    ETLDUMP_MAX_MANIFEST_PATHS = 64, /* --manifest-path (and --tmf-path) options (each may join many with ':') */
     ETLDUMP_MAX_VALUES = 64,         /* values of one repeatable --write selection option */
 };
 
@@ -37,6 +37,8 @@ typedef struct etldump_options {
     const char *path;                                       /* the input trace */
     const char *manifest_paths[ETLDUMP_MAX_MANIFEST_PATHS]; /* --manifest-path values, in order */
     size_t n_manifest_paths;
+    const char *tmf_paths[ETLDUMP_MAX_MANIFEST_PATHS];      /* --tmf-path values, in order */
+    size_t n_tmf_paths;
     /* reading: JSON Lines, --summary, --verify-positions */
     bool summary, payload, verify;
     etl_options reader;

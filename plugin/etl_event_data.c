@@ -25,6 +25,7 @@
 #include "fields.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "wpp.h"
 
 #include "etl_frame.h"
 
@@ -69,6 +70,11 @@ static expert_field ei_etl_mf_schema_error = EI_INIT;
 static expert_field ei_etl_unknown_event = EI_INIT;
 static expert_field ei_etl_older_version = EI_INIT;
 static expert_field ei_etl_classic_schema_error = EI_INIT;
+static expert_field ei_etl_tmf_missing = EI_INIT;
+
+/* WPP messages without their TMF: the first frame of each hint (one per message GUID), so the
+ * note is made once per GUID however often the file is dissected. */
+static wmem_map_t *etls_tmf_missing_first;
 
 /* The rendered message of an event. */
 static char etls_message[65536];
@@ -527,7 +533,19 @@ etls_add_no_schema(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
                                          (int)rec->payload_size, ENC_NA);
     const char *why = etl_status_name(res->error.code);
 
-    if (res->status == ETL_RESOLVE_SCHEMA_MISSING) {
+    if (res->status == ETL_RESOLVE_SCHEMA_MISSING && res->kind == ETL_RESOLVE_WPP) {
+        /* the decoder's wording: which TMF would decode the message GUID; once per GUID */
+        gpointer first = wmem_map_lookup(etls_tmf_missing_first, res->error.message);
+
+        if (first == NULL) {
+            first = GUINT_TO_POINTER(pinfo->num);
+            wmem_map_insert(etls_tmf_missing_first, wmem_strdup(wmem_file_scope(), res->error.message), first);
+        }
+        if (GPOINTER_TO_UINT(first) == pinfo->num)
+            expert_add_info_format(pinfo, ti, &ei_etl_tmf_missing,
+                                   "%s (arguments shown raw; preference etl.tmf_path or " ETL_TMF_ENV ")",
+                                   res->error.message);
+    } else if (res->status == ETL_RESOLVE_SCHEMA_MISSING) {
         /* the decoder's one wording (resolve.h), and where Wireshark's manifest path is set */
         expert_add_info_format(pinfo, ti, &ei_etl_schema_missing,
                                "%s (payload shown raw; preference etl.manifest_path or "
@@ -606,10 +624,13 @@ etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         size_t n = etl_decoder_message(etls_event_decoder(), rec, res, etls_message,
                                        sizeof etls_message);
 
+        const char *text = etls_utf8(pinfo->pool, etls_message, n);
+
         ti = proto_tree_add_string(tree, hf_etl_message, tvb, (int)rec->payload_offset,
-                                   (int)rec->payload_size,
-                                   etls_utf8(pinfo->pool, etls_message, n));
+                                   (int)rec->payload_size, text);
         proto_item_set_generated(ti);
+        if (res->kind == ETL_RESOLVE_WPP)
+            sum->message = etls_one_line(pinfo->pool, text, strlen(text), 1024);
     }
     etls_add_event_data(tvb, pinfo, tree, rec, f, res->schema, sum);
 }
@@ -636,6 +657,8 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         return;
     case ETL_RESOLVE_SCHEMA_MISSING:
     case ETL_RESOLVE_SCHEMA_ERROR:
+        if (res.kind == ETL_RESOLVE_WPP && res.event_name != NULL)
+            etls_event_name(tvb, pinfo, tree, rec, &res, sum); /* "Message(N)" */
         etls_add_no_schema(tvb, pinfo, tree, rec, &res, sum);
         return;
     default:
@@ -710,8 +733,11 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Unknown version of a known event: decoded with the highest lower version's layout", EXPFILL } },
         { &ei_etl_classic_schema_error, { "etl.expert.classic_schema_error", PI_UNDECODED, PI_WARN,
             "The kernel event's schema cannot be had (out of memory or cache limit)", EXPFILL } },
+        { &ei_etl_tmf_missing, { "etl.expert.tmf_missing", PI_UNDECODED, PI_NOTE,
+            "No TMF describes the WPP message GUID (noted on its first message); add it with etl.tmf_path or ETLSHARK_TMF_PATH", EXPFILL } },
     };
     etls_proto = proto;
+    etls_tmf_missing_first = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
     proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
     proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
     expert_register_field_array(expert, ei, G_N_ELEMENTS(ei));
@@ -723,4 +749,5 @@ etls_event_data_register(int proto, expert_module_t *expert)
      * preference's when it is applied). */
     etls_register_classic_fields();
     etls_register_manifest_fields();
+    etls_register_wpp_fields();
 }

@@ -53,6 +53,8 @@ typedef struct etls_event_summary {
     const char *event_name;    /* NULL unless a TraceLogging event or a manifest event with a schema */
     wmem_strbuf_t *fields;     /* "path=value, ..." of the first fields; NULL when none */
     const char *process;       /* "image.exe (pid)" of the record's process; NULL when unknown */
+    const char *message;       /* WPP messages: the formatted message (Info: "Component/Function:
+                                  message"); NULL otherwise */
 } etls_event_summary;
 
 /* At protocol registration (after proto_register_protocol): fields, subtrees, expert info,

@@ -64,6 +64,8 @@ void etls_append_utf8(GString *out, const char *s);
  * search path (again when the path changes). */
 void etls_register_classic_fields(void);
 void etls_register_manifest_fields(void);
+/* The typed fields of every WPP message of the TMF path (again when the path changes). */
+void etls_register_wpp_fields(void);
 void etls_register_shutdown(void);
 
 /* ---- preferences, reports, the session (etl_event_prefs.c) ------------------------------- */
@@ -74,6 +76,10 @@ const char *etls_pref_manifest_path(void);
 void etls_schemas_report(void *ctx, etl_registry_severity severity, const char *message);
 /* The search path in precedence order: the preference, then the environment. */
 void etls_add_manifest_paths(etl_registry *s);
+/* The preference etl.tmf_path ("" when unset), and the TMF path in precedence order (the
+ * preference, then $ETLSHARK_TMF_PATH) added to a session. */
+const char *etls_pref_tmf_path(void);
+void etls_add_tmf_paths(etl_decoder *d);
 /* The open capture file's decoding session (NULL before the first file or when out of memory). */
 etl_decoder *etls_event_decoder(void);
 /* At protocol registration: the per-file session's init/cleanup, the prescan client, the

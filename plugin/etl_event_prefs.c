@@ -12,6 +12,7 @@
 #include <epan/prefs.h>
 
 #include "prescan.h"
+#include "wpp.h"
 
 #include "etl_event_data.h"
 #include "etl_event_internal.h"
@@ -27,6 +28,8 @@ static etl_decoder *etls_decoder;
 static etl_registry *etls_schemas;
 /* The preference etl.manifest_path (':'-separated manifest files and folders). */
 static const char *etls_pref_manifest_path_value = "";
+/* The preference etl.tmf_path (':'-separated WPP TMF files and folders). */
+static const char *etls_pref_tmf_path_value = "";
 /* No file to prescan (a pipe, a compressed file, a frame from elsewhere): the first pass
  * feeds schema-carrying records to the registry as they come instead, so events before their
  * schema decode on redissection only. */
@@ -38,6 +41,12 @@ const char *
 etls_pref_manifest_path(void)
 {
     return etls_pref_manifest_path_value != NULL ? etls_pref_manifest_path_value : "";
+}
+
+const char *
+etls_pref_tmf_path(void)
+{
+    return etls_pref_tmf_path_value != NULL ? etls_pref_tmf_path_value : "";
 }
 
 etl_decoder *
@@ -60,8 +69,8 @@ etls_schemas_report(void *ctx _U_, etl_registry_severity severity, const char *m
         return;
     if (g_hash_table_size(etls_reported) < ETLS_REPORTED_MAX)
         g_hash_table_add(etls_reported, g_strdup(message));
-    ws_warning("etlshark: %s%s", severity == ETL_REGISTRY_ERROR ? "manifest error: " : "",
-               message);
+    /* manifest and TMF problems alike: the message names the file */
+    ws_warning("etlshark: %s%s", severity == ETL_REGISTRY_ERROR ? "error: " : "", message);
 }
 
 /* The search path in precedence order: the preference, then the environment. */
@@ -76,10 +85,23 @@ etls_add_manifest_paths(etl_registry *s)
         etl_registry_add_path(s, env);
 }
 
+/* The TMF path in precedence order: the preference, then the environment. */
+void
+etls_add_tmf_paths(etl_decoder *d)
+{
+    const char *env = etl_tmf_env_path();
+
+    if (etls_pref_tmf_path()[0] != '\0')
+        etl_decoder_add_tmf_path(d, etls_pref_tmf_path());
+    if (env != NULL && env[0] != '\0')
+        etl_decoder_add_tmf_path(d, env);
+}
+
 static void
 etls_prefs_apply(void)
 {
     etls_register_manifest_fields();
+    etls_register_wpp_fields();
 }
 
 etl_registry *
@@ -133,6 +155,8 @@ etls_event_data_init(void)
     etls_schemas = etl_decoder_registry(etls_decoder);
     if (etls_schemas != NULL)
         etls_add_manifest_paths(etls_schemas);
+    if (etls_decoder != NULL)
+        etls_add_tmf_paths(etls_decoder);
     etls_observe = false;
 }
 
@@ -175,4 +199,11 @@ etls_event_prefs_register(int proto)
         "EventSource manifests and schemas a trace carries.  The typed etl.data.<name> fields "
         "of every event they describe are registered at start-up.",
         &etls_pref_manifest_path_value);
+    prefs_register_string_preference(prefs, "tmf_path", "WPP TMF search path",
+        "Trace message format files (.tmf, tracepdb output) of WPP software traces: a list of "
+        "TMF files and folders (a folder's *.tmf files are read) separated by '"
+        G_SEARCHPATH_SEPARATOR_S "'.  Searched before $" ETL_TMF_ENV ".  Each WPP message then "
+        "shows its formatted message, level, flags and typed etl.data.<expression> arguments, "
+        "registered at start-up.",
+        &etls_pref_tmf_path_value);
 }

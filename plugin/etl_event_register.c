@@ -17,11 +17,14 @@
 #include "etl_packet.h"
 #include "schema_cache.h"
 #include "schema_walk.h"
+#include "wpp.h"
 
 #include "etl_event_internal.h"
 
-/* The search path whose manifests' fields were registered (etls_register_manifest_fields). */
+/* The search path whose manifests' fields were registered (etls_register_manifest_fields),
+ * and the TMF path whose messages' fields were (etls_register_wpp_fields). */
 static char *etls_registered_path;
+static char *etls_registered_tmf_path;
 
 /* Called with the step and type of every value of a schema (etls_schema_field_types). */
 typedef void (*etls_field_type_fn)(void *ctx, etls_step *st, etls_ftype t);
@@ -292,9 +295,50 @@ etls_register_classic_fields(void)
     etl_schema_cache_free(cache);
 }
 
+/* One WPP message of the TMF path: its schema's fields (64-bit records assumed, as for
+ * manifests: an ItemPtr of a 32-bit record gets its own name on first sight). */
+static void
+etls_register_wpp_message(void *vctx, const etl_guid *guid _U_, uint16_t number _U_, const etl_schema *s)
+{
+    etls_startup_ctx *ctx = (etls_startup_ctx *)vctx;
+
+    if (s != NULL)
+        etls_schema_field_types(ctx->by_index, s, false, etls_register_field_type, NULL);
+}
+
+/* At start-up and when the preference is applied: the typed fields of every WPP message of the
+ * TMF path (etl.data.<expression> of each argument), so a filter on one works in the first run. */
+void
+etls_register_wpp_fields(void)
+{
+    const char *env = etl_tmf_env_path();
+    char *key = g_strdup_printf("%s\n%s", etls_pref_tmf_path(), env != NULL ? env : "");
+    etl_decoder *d;
+    etls_startup_ctx ctx;
+
+    if (g_strcmp0(key, etls_registered_tmf_path) == 0 || strcmp(key, "\n") == 0) {
+        g_free(key);
+        return;
+    }
+    g_free(etls_registered_tmf_path);
+    etls_registered_tmf_path = key;
+    d = etl_decoder_new(etls_schemas_report, NULL);
+    if (d == NULL)
+        return;
+    etls_add_tmf_paths(d);
+    memset(&ctx, 0, sizeof ctx);
+    ctx.by_index = etls_steps_index_new();
+    etl_decoder_foreach_wpp_message(d, 8, etls_register_wpp_message, &ctx);
+    g_ptr_array_free(ctx.by_index, TRUE);
+    etl_decoder_free(d);
+    etls_fields_save(true);
+}
+
 void
 etls_register_shutdown(void)
 {
     g_free(etls_registered_path);
     etls_registered_path = NULL;
+    g_free(etls_registered_tmf_path);
+    etls_registered_tmf_path = NULL;
 }

@@ -24,6 +24,7 @@
 
 #include "etl.h"
 #include "etl_format.h"
+#include "wpp.h"
 #include "etl_event_data.h"
 #include "etl_frame.h"
 #include "etl_packet_dissect.h"
@@ -89,6 +90,14 @@ static int hf_etl_parent_instance_id = -1;
 static int hf_etl_parent_guid = -1;
 static int hf_etl_message_number = -1;
 static int hf_etl_message_flags = -1;
+static int hf_etl_mflag_sequence = -1;
+static int hf_etl_mflag_guid = -1;
+static int hf_etl_mflag_componentid = -1;
+static int hf_etl_mflag_timestamp = -1;
+static int hf_etl_mflag_performance_timestamp = -1;
+static int hf_etl_mflag_systeminfo = -1;
+static int hf_etl_mflag_pointer32 = -1;
+static int hf_etl_mflag_pointer64 = -1;
 static int hf_etl_sequence = -1;
 static int hf_etl_component_id = -1;
 static int hf_etl_payload_size = -1;
@@ -162,6 +171,7 @@ static int ett_etl = -1;
 static int ett_etl_header = -1;
 static int ett_etl_descriptor = -1;
 static int ett_etl_flags = -1;
+static int ett_etl_message_flags = -1;
 static int ett_etl_ext = -1;
 static int ett_etl_ext_item = -1;
 static int ett_etl_logfile = -1;
@@ -430,6 +440,31 @@ dissect_etl_notes(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl
 
 /* ---- the record --------------------------------------------------------------------------- */
 
+/* A WPP message's option flags: which items the record carries, by name (wpp.h). */
+static void
+etls_add_message_flags(proto_tree *tree, tvbuff_t *tvb, int hlen, uint16_t flags)
+{
+    static int *const bits[] = {
+            &hf_etl_mflag_sequence,
+            &hf_etl_mflag_guid,
+            &hf_etl_mflag_componentid,
+            &hf_etl_mflag_timestamp,
+            &hf_etl_mflag_performance_timestamp,
+            &hf_etl_mflag_systeminfo,
+            &hf_etl_mflag_pointer32,
+            &hf_etl_mflag_pointer64,
+    };
+    char names[160];
+    proto_item *ti = proto_tree_add_uint(tree, hf_etl_message_flags, tvb, 0, hlen, flags);
+    proto_tree *sub = proto_item_add_subtree(ti, ett_etl_message_flags);
+
+    etl_wpp_flags_text(flags, names, sizeof names);
+    if (names[0] != '\0')
+        proto_item_append_text(ti, " (%s)", names);
+    for (size_t i = 0; i < G_N_ELEMENTS(bits); i++)
+        proto_tree_add_boolean(sub, *bits[i], tvb, 0, hlen, flags);
+}
+
 static void
 dissect_etl_header(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
                    const etls_trailer *t)
@@ -498,7 +533,7 @@ dissect_etl_header(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
     }
     if (ht == ETL_HT_MESSAGE) {
         proto_tree_add_uint(desc_tree, hf_etl_message_number, tvb, 0, hlen, rec->message_number);
-        proto_tree_add_uint(desc_tree, hf_etl_message_flags, tvb, 0, hlen, rec->message_flags);
+        etls_add_message_flags(desc_tree, tvb, hlen, rec->message_flags);
     }
     if (rec->has_sequence)
         proto_tree_add_uint(desc_tree, hf_etl_sequence, tvb, 0, hlen, rec->sequence);
@@ -745,7 +780,8 @@ etls_append_process(wmem_strbuf_t *s, const etls_event_summary *sum)
 }
 
 /* Info column: Provider/EventName (for kernel events as Windows tools name them: "Windows
- * Kernel/Process/Start"), the record's process and the first fields of a named event; else
+ * Kernel/Process/Start"), the record's process and the first fields of a named event (WPP
+ * messages: Component/Function and the formatted message); else
  * provider/event id, header kind, opcode or hook, and the process. */
 static void
 etls_set_info(packet_info *pinfo, const etl_record *rec, const etl_logfile *lf,
@@ -763,8 +799,13 @@ etls_set_info(packet_info *pinfo, const etl_record *rec, const etl_logfile *lf,
             wmem_strbuf_append(s, guid);
         }
         wmem_strbuf_append_printf(s, "/%s", sum->event_name);
-        etls_append_process(s, sum);
-        if (lf != NULL && lf->present)
+        if (sum->message != NULL) /* WPP: "Component/Function: formatted message" */
+            wmem_strbuf_append_printf(s, ": %s", sum->message);
+        else
+            etls_append_process(s, sum);
+        if (sum->message != NULL) {
+            /* the message says it all */
+        } else if (lf != NULL && lf->present)
             wmem_strbuf_append_printf(s, ": Logfile header: logger \"%s\", %u buffers of %u "
                                       "bytes, clock %s", lf->logger_name, lf->buffers_written,
                                       lf->buffer_size, etl_clock_name(lf->clock_type));
@@ -1015,7 +1056,23 @@ proto_register_etl(void)
         { &hf_etl_message_number, { "Message number", "etl.message_number", FT_UINT16, BASE_DEC, NULL, 0x0,
             NULL, HFILL } },
         { &hf_etl_message_flags, { "Message flags", "etl.message_flags", FT_UINT16, BASE_HEX, NULL, 0x0,
-            NULL, HFILL } },
+            "WPP option flags: which items the MESSAGE record carries", HFILL } },
+        { &hf_etl_mflag_sequence, { "Sequence number", "etl.message_flags.sequence", FT_BOOLEAN, 16, NULL, ETL_WPP_SEQUENCE,
+            "WPP option flag SEQUENCE", HFILL } },
+        { &hf_etl_mflag_guid, { "Message GUID", "etl.message_flags.guid", FT_BOOLEAN, 16, NULL, ETL_WPP_GUID,
+            "WPP option flag GUID", HFILL } },
+        { &hf_etl_mflag_componentid, { "Component id", "etl.message_flags.componentid", FT_BOOLEAN, 16, NULL, ETL_WPP_COMPONENTID,
+            "WPP option flag COMPONENTID", HFILL } },
+        { &hf_etl_mflag_timestamp, { "Timestamp", "etl.message_flags.timestamp", FT_BOOLEAN, 16, NULL, ETL_WPP_TIMESTAMP,
+            "WPP option flag TIMESTAMP", HFILL } },
+        { &hf_etl_mflag_performance_timestamp, { "Performance timestamp", "etl.message_flags.performance_timestamp", FT_BOOLEAN, 16, NULL, ETL_WPP_PERFORMANCE_TIMESTAMP,
+            "WPP option flag PERFORMANCE_TIMESTAMP", HFILL } },
+        { &hf_etl_mflag_systeminfo, { "Thread and process ids", "etl.message_flags.systeminfo", FT_BOOLEAN, 16, NULL, ETL_WPP_SYSTEMINFO,
+            "WPP option flag SYSTEMINFO", HFILL } },
+        { &hf_etl_mflag_pointer32, { "32-bit provider", "etl.message_flags.pointer32", FT_BOOLEAN, 16, NULL, ETL_WPP_POINTER32,
+            "WPP option flag POINTER32", HFILL } },
+        { &hf_etl_mflag_pointer64, { "64-bit provider", "etl.message_flags.pointer64", FT_BOOLEAN, 16, NULL, ETL_WPP_POINTER64,
+            "WPP option flag POINTER64", HFILL } },
         { &hf_etl_sequence, { "Sequence number", "etl.sequence", FT_UINT32, BASE_DEC, NULL, 0x0,
             NULL, HFILL } },
         { &hf_etl_component_id, { "Component id", "etl.component_id", FT_UINT32, BASE_DEC, NULL, 0x0,
@@ -1156,6 +1213,7 @@ proto_register_etl(void)
         &ett_etl_header,
         &ett_etl_descriptor,
         &ett_etl_flags,
+        &ett_etl_message_flags,
         &ett_etl_ext,
         &ett_etl_ext_item,
         &ett_etl_logfile,

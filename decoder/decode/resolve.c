@@ -1,15 +1,29 @@
 /* resolve.c - the decoding session and its one resolve call (resolve.h). */
 #include "resolve.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "etl_format.h"
 #include "message.h"
 #include "tl_schema.h"
+#include "tmf.h"
+#include "tmf_schema.h"
+#include "wpp_format.h"
+
+/* Names of WPP messages without a TMF ("Message(43)"): one per message number, made on first
+ * use, so the names handed out stay valid as long as the session. */
+#define WPP_NAME_SIZE sizeof "Message(65535)"
 
 struct etl_decoder {
     etl_schema_cache *cache;
     etl_registry *registry;
+    etl_registry_report_fn report;
+    void *report_ctx;
+    etl_tmf_store *tmf;          /* the TMF path's messages (the WPP schema source) */
+    etl_schema_builder wpp_builder;
+    char (*wpp_names)[WPP_NAME_SIZE]; /* 65536 names, allocated on the first WPP record */
     etl_message_scratch msg; /* about 21 KiB: the session is on the heap */
 };
 
@@ -22,14 +36,26 @@ const char *etl_resolve_status_name(etl_resolve_status s)
     return (unsigned)s < sizeof status_names / sizeof status_names[0] ? status_names[s] : "?";
 }
 
+/* The TMF reader's messages go where the registry's go. */
+static void report_tmf(void *ctx, bool warning, const char *message)
+{
+    etl_decoder *d = ctx;
+    if (d->report)
+        d->report(d->report_ctx, warning ? ETL_REGISTRY_WARNING : ETL_REGISTRY_ERROR, message);
+}
+
 etl_decoder *etl_decoder_new(etl_registry_report_fn report, void *report_ctx)
 {
     etl_decoder *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
+    d->report = report;
+    d->report_ctx = report_ctx;
+    etl_schema_builder_init(&d->wpp_builder, NULL);
     d->cache = etl_schema_cache_new(NULL);
     d->registry = d->cache ? etl_registry_new(d->cache, report, report_ctx) : NULL;
-    if (!d->registry) {
+    d->tmf = d->registry ? etl_tmf_store_new(report_tmf, d) : NULL;
+    if (!d->tmf) {
         etl_decoder_free(d);
         return NULL;
     }
@@ -40,6 +66,9 @@ void etl_decoder_free(etl_decoder *d)
 {
     if (!d)
         return;
+    etl_tmf_store_free(d->tmf);
+    etl_schema_builder_free(&d->wpp_builder);
+    free(d->wpp_names);
     etl_registry_free(d->registry);
     etl_schema_cache_free(d->cache);
     free(d);
@@ -168,6 +197,87 @@ static etl_resolve_status resolve_manifest(etl_decoder *d, const etl_record *rec
     return rs;
 }
 
+etl_status etl_decoder_add_tmf_path(etl_decoder *d, const char *path_list)
+{
+    return d ? etl_tmf_add_path(d->tmf, path_list) : ETL_ERR_ARG;
+}
+
+typedef struct wpp_each {
+    etl_decoder *d;
+    uint8_t pointer_size;
+    etl_decoder_wpp_fn fn;
+    void *ctx;
+} wpp_each;
+
+static void each_wpp(void *ctx, etl_tmf_message *m)
+{
+    wpp_each *w = ctx;
+    const etl_schema *s = NULL;
+    etl_error err;
+    if (etl_tmf_schema(w->d->cache, &w->d->wpp_builder, m, w->pointer_size, &s, &err) != ETL_OK)
+        s = NULL;
+    w->fn(w->ctx, &m->guid, m->number, s);
+}
+
+void etl_decoder_foreach_wpp_message(etl_decoder *d, uint8_t pointer_size, etl_decoder_wpp_fn fn, void *ctx)
+{
+    if (!d || !fn)
+        return;
+    wpp_each w = {d, pointer_size == 4 ? 4 : 8, fn, ctx};
+    etl_tmf_foreach(d->tmf, each_wpp, &w);
+}
+
+/* "Message(N)", the name of a WPP message no TMF describes; NULL when out of memory. */
+static const char *wpp_name(etl_decoder *d, uint16_t number)
+{
+    if (!d->wpp_names && !(d->wpp_names = calloc(65536, WPP_NAME_SIZE)))
+        return NULL;
+    char *n = d->wpp_names[number];
+    if (!n[0])
+        snprintf(n, WPP_NAME_SIZE, "Message(%u)", (unsigned)number);
+    return n;
+}
+
+/* WPP records (resolve.h): the message GUID is the record's provider, the message number its
+ * event id, in both forms (MESSAGE, and EVENT_HEADER with TRACE_MESSAGE). */
+static etl_resolve_status resolve_wpp(etl_decoder *d, const etl_record *rec, etl_resolved *out)
+{
+    out->kind = ETL_RESOLVE_WPP;
+    uint16_t number = rec->event_id;
+    etl_tmf_message *m = rec->has_provider ? etl_tmf_find(d->tmf, &rec->provider, number) : NULL;
+    if (m) {
+        const etl_schema *s = NULL;
+        if (etl_tmf_schema(d->cache, &d->wpp_builder, m, rec->pointer_size, &s, &out->error) != ETL_OK || !s)
+            return ETL_RESOLVE_SCHEMA_ERROR;
+        out->schema = s;
+        set_provider(out, etl_schema_str(s, s->provider_name), ETL_NAME_SCHEMA);
+        out->event_name = etl_schema_event_name(s);
+        out->level_name = schema_name(s, s->level_name);
+        out->keywords_name = schema_name(s, s->keywords_name);
+        out->has_message = true;
+        return ETL_RESOLVE_DECODED;
+    }
+    out->event_name = wpp_name(d, number);
+    const etl_tmf_guid *sec = rec->has_provider ? etl_tmf_find_guid(d->tmf, &rec->provider) : NULL;
+    char g[ETL_GUID_STR_SIZE];
+    etl_format_guid(&rec->provider, g);
+    out->error.code = ETL_ERR_NOT_FOUND;
+    if (sec) {
+        set_provider(out, sec->component, ETL_NAME_REGISTRY);
+        snprintf(out->error.message, sizeof out->error.message,
+                 "WPP message %u of %s (message GUID %s): %s defines no such message", (unsigned)number,
+                 sec->component, g, sec->origin);
+    } else if (rec->has_provider) {
+        snprintf(out->error.message, sizeof out->error.message,
+                 "WPP message GUID %s has no TMF: %s.tmf would decode its messages", g, g);
+    } else {
+        snprintf(out->error.message, sizeof out->error.message,
+                 "WPP message %u names component id %u, not a message GUID: no TMF can be found for it",
+                 (unsigned)number, (unsigned)rec->component_id);
+    }
+    return ETL_RESOLVE_SCHEMA_MISSING;
+}
+
 etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, unsigned flags, etl_resolved *out,
                                        etl_fields *fields)
 {
@@ -197,7 +307,14 @@ etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, un
     case ETL_FAMILY_FULL:
         st = resolve_classic(d, rec, out);
         break;
+    case ETL_FAMILY_MESSAGE:
+        st = resolve_wpp(d, rec, out);
+        break;
     case ETL_FAMILY_EVENT: {
+        if (rec->flags_stored & ETL_EHF_TRACE_MESSAGE) {
+            st = resolve_wpp(d, rec, out);
+            break;
+        }
         /* TraceLogging or not is decided by the schema item, never by the channel */
         name_from_traits(d, rec, flags, out);
         const etl_ext_item *meta = rec->ext_count ? etl_record_tl_schema(rec) : NULL;
@@ -220,6 +337,10 @@ size_t etl_decoder_message(etl_decoder *d, const etl_record *rec, const etl_reso
         if (cap)
             out[0] = '\0';
         return 0;
+    }
+    if (res->kind == ETL_RESOLVE_WPP) {
+        const etl_tmf_message *m = etl_tmf_find(d->tmf, &rec->provider, rec->event_id);
+        return etl_wpp_format(m, res->schema, rec, out, cap);
     }
     return etl_message_render(res->schema, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size,
                               &d->msg, out, cap);

@@ -9,10 +9,15 @@
  *   TraceLogging EVENT_HEADER records with an EVENT_SCHEMA_TL item describe themselves
  *                (tl_schema.h, compiled once per metadata blob in the cache);
  *   manifest     the other EVENT_HEADER records: the registry's sources in their precedence
- *                (registry.h), a lower version's definition when the record's is not defined.
- * Everything else (WPP MESSAGE records, whose formats live in PDBs the decoder does not read;
- * WNODE, TIMED, ERROR and unknown headers) has no schema path: ETL_RESOLVE_NOT_APPLICABLE,
- * which is not an error.
+ *                (registry.h), a lower version's definition when the record's is not defined;
+ *   WPP          MESSAGE records, and EVENT_HEADER records flagged TRACE_MESSAGE (WPP events a
+ *                relogger rewrote): the TMF files of the session's TMF path, keyed by message
+ *                GUID and message number (schema/tmf/, docs/wpp.md).  Without the TMF the
+ *                record is still named - event name "Message(N)", the component as provider
+ *                name when a loaded TMF names the GUID - and the status is SCHEMA_MISSING with
+ *                the TMF file that would decode it in the error.
+ * Everything else (WNODE, TIMED, ERROR and unknown headers) has no schema path:
+ * ETL_RESOLVE_NOT_APPLICABLE, which is not an error.
  *
  * The provider's name is taken, first that has one: the record's own PROV_TRAITS (TraceLogging
  * events; the name is remembered per provider GUID), the schema's provider name (manifest and
@@ -48,9 +53,10 @@ typedef enum etl_resolve_status {
     ETL_RESOLVE_UNKNOWN_EVENT = 2,  /* classic event the kernel class document does not
                                        describe: schema set, an `unknown` one (its name made
                                        from the key, its payload handed out raw) */
-    ETL_RESOLVE_SCHEMA_MISSING = 3, /* manifest event no source describes: no schema; error
-                                       names the key and says how to add a manifest */
-    ETL_RESOLVE_NOT_APPLICABLE = 4, /* the record has no schema path (WPP, WNODE, ...) */
+    ETL_RESOLVE_SCHEMA_MISSING = 3, /* manifest event no source describes, WPP message without
+                                       its TMF: no schema; error names the key and says how to
+                                       add a manifest / which TMF would decode it */
+    ETL_RESOLVE_NOT_APPLICABLE = 4, /* the record has no schema path (WNODE, TIMED, ...) */
     ETL_RESOLVE_SCHEMA_ERROR = 5    /* the schema cannot be had (cache exhausted, out of
                                        memory, a classic record without a class): error says why */
 } etl_resolve_status;
@@ -63,7 +69,10 @@ typedef enum etl_resolve_kind {
     ETL_RESOLVE_NONE = 0,
     ETL_RESOLVE_CLASSIC = 1,
     ETL_RESOLVE_TRACELOGGING = 2,
-    ETL_RESOLVE_MANIFEST = 3
+    ETL_RESOLVE_MANIFEST = 3,
+    ETL_RESOLVE_WPP = 4       /* provider_name: the component; event_name: the function (FUNC=)
+                                 or "Message(N)" without a TMF; level_name: LEVEL=;
+                                 keywords_name: FLAGS=; the message: the formatted string */
 } etl_resolve_kind;
 
 /* Where the provider's name came from. */
@@ -132,8 +141,21 @@ etl_schema_cache *etl_decoder_cache(etl_decoder *d);
 etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, unsigned flags, etl_resolved *out,
                                        etl_fields *fields);
 
+/* Add a TMF search path: entries separated by ':' (G_SEARCHPATH_SEPARATOR), each a TMF file or
+ * a folder whose *.tmf files are read in name order.  A TMF that does not parse is reported to
+ * the session's report function ("file:line: reason") and skipped; the others still load.
+ * ETL_OK when every entry loaded, else the code of the first failure. */
+etl_status etl_decoder_add_tmf_path(etl_decoder *d, const char *path_list);
+
+/* Every WPP message the TMF path defines, with its schema compiled for `pointer_size`: what a
+ * consumer needs to prepare for the messages it may meet (Wireshark registering fields at
+ * start-up).  `schema` is NULL when it cannot be had (out of memory). */
+typedef void (*etl_decoder_wpp_fn)(void *ctx, const etl_guid *guid, uint16_t number, const etl_schema *schema);
+void etl_decoder_foreach_wpp_message(etl_decoder *d, uint8_t pointer_size, etl_decoder_wpp_fn fn, void *ctx);
+
 /* The schema's message for the record with its %1-style inserts filled in (message.h), into
- * out (cap bytes, NUL-terminated); its length, 0 when there is none.  Uses the session's
+ * out (cap bytes, NUL-terminated); its length, 0 when there is none.  WPP messages: the
+ * format string rendered as tracefmt prints it (wpp_format.h, docs/wpp.md).  Uses the session's
  * scratch: allocates nothing. */
 size_t etl_decoder_message(etl_decoder *d, const etl_record *rec, const etl_resolved *res, char *out, size_t cap);
 

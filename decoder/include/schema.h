@@ -265,8 +265,9 @@ typedef struct etl_schema_step {
 } etl_schema_step;
 
 /* Schema sources: TraceLogging metadata; manifests (files, EventSource manifests, schemas carried
- * in the trace); classic kernel and MOF events (the project's kernel class document). */
-enum { ETL_SCHEMA_TRACELOGGING = 1, ETL_SCHEMA_MANIFEST = 2, ETL_SCHEMA_CLASSIC = 3 };
+ * in the trace); classic kernel and MOF events (the project's kernel class document); WPP
+ * messages (TMF files: schema/tmf/tmf_schema.h, where a VALUE step's tag is the argument's %N). */
+enum { ETL_SCHEMA_TRACELOGGING = 1, ETL_SCHEMA_MANIFEST = 2, ETL_SCHEMA_CLASSIC = 3, ETL_SCHEMA_WPP = 4 };
 
 /* A compiled schema.  Read-only once built; safe to share between threads. */
 typedef struct etl_schema {

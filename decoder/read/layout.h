@@ -167,7 +167,9 @@ enum {
     TRACE_MESSAGE_GUID = 0x0002,        /* 16-byte message GUID */
     TRACE_MESSAGE_COMPONENTID = 0x0004, /* u32 component id, in the GUID's place when both are set */
     TRACE_MESSAGE_TIMESTAMP = 0x0008,   /* i64 timestamp */
-    TRACE_MESSAGE_SYSTEMINFO = 0x0020   /* u32 thread id, u32 process id */
+    TRACE_MESSAGE_SYSTEMINFO = 0x0020,  /* u32 thread id, u32 process id */
+    TRACE_MESSAGE_POINTER32 = 0x0040,   /* the provider is 32-bit: its pointer arguments are 4 bytes */
+    TRACE_MESSAGE_POINTER64 = 0x0080    /* the provider is 64-bit */
 };
 enum {
     TRACE_MESSAGE_SEQUENCE_SIZE = 4,

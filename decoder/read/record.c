@@ -481,6 +481,13 @@ etl_status etl_frame_record(const uint8_t *d, size_t avail, uint8_t session_poin
         break;
     case ETL_HT_MESSAGE:
         frame_message(d, rec);
+        /* the provider's bitness, when the record says it, sizes its pointer arguments (a
+         * 32-bit driver's messages in a 64-bit session) */
+        if (rec->message_flags & TRACE_MESSAGE_POINTER32)
+            rec->pointer_size = 4;
+        else if (rec->message_flags & TRACE_MESSAGE_POINTER64)
+            rec->pointer_size = 8;
+        bitness = rec->pointer_size == 4 ? ETL_EHF_32_BIT_HEADER : ETL_EHF_64_BIT_HEADER;
         rec->flags = (uint16_t)(ETL_EHF_TRACE_MESSAGE | bitness);
         break;
     default:

@@ -9,6 +9,7 @@
  */
 #include "etlgen_presets.h"
 #include "etlgen_packets.h"
+#include "etlgen_wpp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1586,6 +1587,11 @@ const etlgen_preset etlgen_presets[] = {
     { "pktmon_large", "benchmark input: --records N pktmon packets (default 100000), each at two "
                       "components",
       etlgen_config_pktmon, etlgen_fill_pktmon_large },
+    /* WPP software traces (etlgen_wpp.c) */
+    { "wpp", "WPP messages built from a dozen of the shared TMFs' definitions (every Item type "
+             "they use), the EVENT_HEADER form, a 32-bit provider, short and long arguments, "
+             "messages no TMF describes",
+      etlgen_config_wpp, etlgen_fill_wpp },
     { NULL, NULL, NULL, NULL },
 };
 

@@ -21,9 +21,9 @@ static const char *captures, *manifests;
 /* What resolving a whole trace gave. */
 typedef struct tally {
     unsigned status[ETL_RESOLVE_SCHEMA_ERROR + 1];
-    unsigned kind[ETL_RESOLVE_MANIFEST + 1];
+    unsigned kind[ETL_RESOLVE_WPP + 1];
     unsigned from[ETL_NAME_CACHE + 1];
-    unsigned wpp_not_applicable, wpp;
+    unsigned wpp_named, wpp;  /* WPP records; those named Message(N) with the TMF they need */
     unsigned started;        /* a schema and a first item that is not END (or an END with bytes) */
     unsigned char_arrays;    /* character arrays handed out as one VALUE */
     unsigned char_array_begins; /* ... or as an ARRAY_BEGIN (never, from resolve) */
@@ -75,8 +75,13 @@ static void resolve_file(const char *name, bool with_manifests, unsigned flags, 
             t->from[res.provider_name_from]++;
         if (rec.header_type == ETL_HT_MESSAGE) {
             t->wpp++;
-            if (st == ETL_RESOLVE_NOT_APPLICABLE && res.kind == ETL_RESOLVE_NONE && !res.schema)
-                t->wpp_not_applicable++;
+            char want[80], g[ETL_GUID_STR_SIZE];
+            etl_format_guid(&rec.provider, g);
+            snprintf(want, sizeof want, "%s.tmf would decode", g);
+            if (st == ETL_RESOLVE_SCHEMA_MISSING && res.kind == ETL_RESOLVE_WPP && !res.schema &&
+                res.error.code == ETL_ERR_NOT_FOUND && strstr(res.error.message, want) && res.event_name &&
+                strcmp(res.event_name, "Message(43)") == 0 && !res.provider_name)
+                t->wpp_named++;
         }
         if (res.schema) {
             etl_item it;
@@ -249,8 +254,9 @@ static void test_wpp(void)
     tally t;
     resolve_file("wpp_onedrive_cldflt0.etl", false, 0, &t);
     CHECK_EQ_U(t.wpp, 13);
-    CHECK_EQ_U(t.wpp_not_applicable, 13);
-    CHECK_EQ_U(t.status[ETL_RESOLVE_NOT_APPLICABLE], 13);
+    CHECK_EQ_U(t.wpp_named, 13);
+    CHECK_EQ_U(t.status[ETL_RESOLVE_SCHEMA_MISSING], 13);
+    CHECK_EQ_U(t.kind[ETL_RESOLVE_WPP], 13);
     CHECK_EQ_U(t.kind[ETL_RESOLVE_CLASSIC], 4);
 }
 
