@@ -79,7 +79,7 @@ static bool ends_with_backslash(const char *s)
     return n > 0 && s[n - 1] == '\\';
 }
 
-static bool is_mapping(const etl_record *rec)
+bool etl_volumes_is_mapping(const etl_record *rec)
 {
     return rec->has_provider && rec->opcode == TYPE_VOLUME_MAPPING &&
            etl_guid_equal(&rec->provider, &CLASS_KTC_SYSCONFIG) && etl_record_is_classic(rec);
@@ -87,7 +87,7 @@ static bool is_mapping(const etl_record *rec)
 
 void etl_volumes_observe(etl_volumes *v, const etl_record *rec)
 {
-    if (!v || !rec || !v->schemas || !is_mapping(rec))
+    if (!v || !rec || !v->schemas || !etl_volumes_is_mapping(rec))
         return;
     etl_classic_key k;
     const etl_schema *s;
@@ -146,7 +146,7 @@ bool etl_volumes_dos_path(const etl_volumes *v, const etl_record *rec, const cha
         len--;
     if (!v || !path || len < 2 || path[0] != '\\')
         return false; /* DOS paths are only for NT paths */
-    if (rec && is_mapping(rec))
+    if (rec && etl_volumes_is_mapping(rec))
         return false; /* a mapping says its DOS side itself */
     const mapping *best = NULL;
     for (guint i = 0; i < v->maps->len; i++) {

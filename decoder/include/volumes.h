@@ -34,6 +34,9 @@ typedef struct etl_volumes etl_volumes;
 etl_volumes *etl_volumes_new(etl_registry *schemas);
 void etl_volumes_free(etl_volumes *v);
 
+/* Is this record a volume mapping event (what a written subset keeps, keep.h)? */
+bool etl_volumes_is_mapping(const etl_record *rec);
+
 /* Take a record if it is a volume mapping (anything else is passed over cheaply). */
 void etl_volumes_observe(etl_volumes *v, const etl_record *rec);
 etl_observer etl_volumes_observer(etl_volumes *v);
