@@ -237,7 +237,8 @@ etls_process_dos_path(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const
     etls_trace_procs *t;
     proto_item *ti;
 
-    if (s == NULL || n < 2 || s[0] != '\\' || etls_traces == NULL)
+    /* only for a tree shown, or a filter or column on etl.dos_path */
+    if (s == NULL || n < 2 || s[0] != '\\' || etls_traces == NULL || !proto_field_is_referenced(tree, hf_etl_dos_path))
         return;
     t = (etls_trace_procs *)g_hash_table_lookup(etls_traces, etls_trace_key(pinfo));
     if (t == NULL || !etl_volumes_dos_path(t->volumes, rec, s, n, dos, sizeof dos))

@@ -908,6 +908,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 
     /* Schemas the file carries (MetaData, EventSource manifests) for manifest events. */
     etls_event_data_record(pinfo, &rec);
+    etls_event_data_problems(tvb, pinfo, etl_tree);
 
     proto_item_append_text(top, ", %s", etl_header_type_name(rec.header_type));
     dissect_etl_header(tvb, pinfo, etl_tree, &rec, &t);
@@ -932,7 +933,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
      * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
     memset(&sum, 0, sizeof sum);
     if (tree != NULL || !pkt_columns || etls_views_listened())
-        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum,
+                                pinfo->cinfo != NULL && !pkt_columns);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
@@ -946,7 +948,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
         expert_add_info(pinfo, top, &ei_etl_buffer_lost);
 
     dissect_etl_context(tvb, etl_tree, &t);
-    if (!pkt_columns)
+    if (!pkt_columns && pinfo->cinfo != NULL)
         etls_set_info(pinfo, &rec, &lf, &t, &sum);
     /* Source/Destination (process -> provider) and the statistics' tap; before the packet
      * dissectors, whose addresses then win on a packet frame. */
