@@ -636,9 +636,9 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
     for (unsigned i = 0; i < r->ext_count; i++)
         write_ext(j, &r->ext[i]);
     json_end_array(j);
-    if (r->problem != ETL_OK) {
-        json_key_string(j, "problem", r->problem_text);
-    }
+    etl_error problem;
+    if (etl_record_problem(r, &problem, NULL))
+        json_key_string(j, "problem", problem.message);
     uint64_t at;
     if (etl_stack_links_observe(d->links, d->procs, r, r->position, &at)) {
         json_key_u64(j, "stack_of", at);
@@ -962,10 +962,12 @@ static int read_trace(const etldump_options *o)
         report_problems(r, path, &dm);
         if (st != ETL_OK)
             break;
-        if (rec.problem != ETL_OK)
+        etl_error problem;
+        uint32_t at;
+        if (etl_record_problem(&rec, &problem, &at))
             fprintf(stderr, "etldump: %s: record at position %llu (buffer 0x%llx + 0x%x), byte %u: %s\n", path,
-                    (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset,
-                    rec.problem_offset, rec.problem_text);
+                    (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset, at,
+                    problem.message);
         if (o->verify && !verify_record(r, path, &rec))
             verify_failures++;
         if (o->summary)

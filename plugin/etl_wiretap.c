@@ -44,7 +44,7 @@ ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_FILE_TYPE)
 
 /* Bytes read to recognise a file: a buffer header and the start of the first record. */
 #define ETLS_MAGIC_PROBE_SIZE (ETL_BUFFER_HEADER_SIZE + 0x20u)
-/* Longest single note text (an etl_error message is shorter; problem_text is not bounded). */
+/* Longest single note text (an etl_error message is shorter). */
 #define ETLS_MAX_NOTE_TEXT 255u
 /* Largest trace held in memory when the input has no random access or no known size
  * (standard input, gzip/zstd/lz4-compressed files). */
@@ -223,16 +223,17 @@ etls_fill_rec(wtap *wth, etls_file *f, const etl_record *er, const etls_notes *r
     uint32_t notes_start;
     uint32_t notes_size;
     GByteArray *frame = f->frame;
+    etl_error problem;
+    uint32_t problem_at;
 
     g_byte_array_set_size(frame, 0);
     g_byte_array_append(frame, er->bytes, er->size);
 
     /* Notes: the record's own framing problem first, then the decoder's queued reports. */
     notes_start = frame->len;
-    if (er->problem != ETL_OK) {
-        etls_append_note(frame, ETLS_NOTE_RECORD, (int32_t)er->problem, er->problem_offset,
-                         er->problem_text != NULL ? er->problem_text
-                                                  : etl_status_name(er->problem));
+    if (etl_record_problem(er, &problem, &problem_at)) {
+        /* the offset within the record: the frame's bytes are the record's */
+        etls_append_note(frame, ETLS_NOTE_RECORD, (int32_t)problem.code, problem_at, problem.message);
         note_count++;
     }
     if (reader_notes != NULL) {

@@ -844,6 +844,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     proto_tree *etl_tree;
     etls_trailer t;
     etl_record rec;
+    etl_error problem;
+    uint32_t problem_at;
     etl_error e;
     etl_status st;
     uint32_t stride = 0;
@@ -938,11 +940,10 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
-    if (rec.problem != ETL_OK && !record_note)
+    if (!record_note && etl_record_problem(&rec, &problem, &problem_at))
         expert_add_info_format(pinfo, top, &ei_etl_record_damage,
                                "Record damage (%s at record offset 0x%x): %s",
-                               etl_status_name(rec.problem), rec.problem_offset,
-                               rec.problem_text != NULL ? rec.problem_text : "");
+                               etl_status_name(problem.code), problem_at, problem.message);
     if ((t.buffer_flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST)) &&
         t.record_offset == ETL_BUFFER_HEADER_SIZE)
         expert_add_info(pinfo, top, &ei_etl_buffer_lost);

@@ -236,7 +236,7 @@ static etl_status merge_run(input *xs, size_t n, etl_write_sink sink, etl_relog_
         if (best == NULL)
             break;
         const etl_record *rec = &best->rec;
-        bool keep = etl_keep_has(best->keep, rec->position) && rec->problem == ETL_OK &&
+        bool keep = etl_keep_has(best->keep, rec->position) && !etl_record_problem(rec, NULL, NULL) &&
                     !(best == &xs[0] && rec->is_logfile_header);
         uint16_t logger = out_logger_of(best, rec->logger_id);
         if (keep && convert_record(best, rec, buf)) {

@@ -172,8 +172,9 @@ static etl_status write_pass(relog *rl, etl_writer *w, etl_error *err)
         }
         if (rec.is_logfile_header || !etl_keep_has(rl->keep, rec.position))
             continue;
-        if (rec.problem != ETL_OK) {
-            report(rl, false, "record at position %" PRIu64 " not written: %s", rec.position, rec.problem_text);
+        etl_error problem;
+        if (etl_record_problem(&rec, &problem, NULL)) {
+            report(rl, false, "record at position %" PRIu64 " not written: %s", rec.position, problem.message);
             rl->stats->damaged++;
             continue;
         }

@@ -605,7 +605,7 @@ def test_gui(env):
     dialog, so the check can see one."""
     for tool in (env.args.wireshark, "Xvfb", "xwininfo"):
         if not shutil.which(tool):
-            print(f"SKIP: {tool} is not installed (apt-get install wireshark-qt xvfb x11-utils)")
+            print(f"SKIP: {tool} is not installed (apt-get install wireshark xvfb x11-utils)")
             return SKIP
     num = next(n for n in range(90, 200) if not os.path.exists(f"/tmp/.X11-unix/X{n}")
                and not os.path.exists(f"/tmp/.X{n}-lock"))
