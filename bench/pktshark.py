@@ -68,13 +68,7 @@ def main():
               f"frames; pcapng {os.path.getsize(pcap)} bytes, {n_pcap} frames; {args.runs} runs, best CPU time")
         modes = {m: MODES[m] for m in args.modes.split(",")}
         files = {"etl": (etl, n_etl), "pcapng": (pcap, n_pcap)}
-        for mode, best, start in ts.compare(args.runs, modes, files, tiny):
-            per_etl = (best["etl"] - start) / n_etl * 1e6
-            per_pcap = (best["pcapng"] - start) / n_pcap * 1e6
-            print(f"{mode:8s} start-up {start:.2f} s; .etl {best['etl']:.2f} s, pcapng "
-                  f"{best['pcapng']:.2f} s (whole runs {best['etl'] / best['pcapng']:.2f}x); per frame "
-                  f".etl {per_etl:.2f} us, pcapng {per_pcap:.2f} us: ratio {per_etl / per_pcap:.2f}x",
-                  flush=True)
+        ts.compare(args.runs, modes, files, tiny)
     finally:
         ts.close()
 

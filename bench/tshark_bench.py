@@ -86,12 +86,7 @@ def main():
               f"{args.manifests or '(none)'}; DNS pcap: {n_dns} queries; {args.runs} runs, best CPU time")
         modes = {m: MODES[m] for m in args.modes.split(",")}
         files = {"etl": (etl, n_etl), "dns": (dns, n_dns)}
-        for mode, best, start in ts.compare(args.runs, modes, files, tiny):
-            per_etl = (best["etl"] - start) / n_etl * 1e6
-            per_dns = (best["dns"] - start) / n_dns * 1e6
-            print(f"{mode:8s} start-up {start:.2f} s; .etl {best['etl']:.2f} s, DNS {best['dns']:.2f} s; "
-                  f"per frame ETW {per_etl:.2f} us, DNS {per_dns:.2f} us: ratio {per_etl / per_dns:.2f}x",
-                  flush=True)
+        ts.compare(args.runs, modes, files, tiny)
     finally:
         ts.close()
 

@@ -88,9 +88,11 @@ class Tshark:
         return p.stdout.count(b"\n")
 
     def compare(self, runs, modes, files, start):
-        """For each mode (name -> extra args): every file of `files` (key -> (path, frames)) and
-        the start-up file `start` read `runs` times, alternating; best CPU time of each.  Yields
-        (mode, {key: best}, start_best)."""
+        """For each mode (name -> extra args): every file of `files` (key -> (path, frames), the
+        first the one measured, the second its yardstick) and the start-up file `start` read
+        `runs` times, alternating; best CPU time of each; one line per mode: per frame =
+        (best - start-up) / frames, and the ratio of the first to the second."""
+        (ka, (_, na)), (kb, (_, nb)) = list(files.items())[:2]
         for mode, extra in modes.items():
             best = {}
             sbest = None
@@ -100,7 +102,10 @@ class Tshark:
                 for key, (path, _) in files.items():
                     t = self.cpu(path, extra)
                     best[key] = t if key not in best else min(best[key], t)
-            yield mode, best, sbest
+            pa = (best[ka] - sbest) / na * 1e6
+            pb = (best[kb] - sbest) / nb * 1e6
+            print(f"{mode:8s} start-up {sbest:.2f} s; {ka} {best[ka]:.2f} s, {kb} {best[kb]:.2f} s; "
+                  f"per frame {ka} {pa:.2f} us, {kb} {pb:.2f} us: ratio {pa / pb:.2f}x", flush=True)
 
     def close(self):
         shutil.rmtree(self.root, ignore_errors=True)

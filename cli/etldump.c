@@ -49,6 +49,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "volumes.h"
 #include "wpp.h"
 #include "write_out.h"
 
@@ -246,13 +247,29 @@ static void field_key(json_out *j, const etl_item *it)
     json_key(j, etl_item_key(it, key, sizeof key));
 }
 
-static void write_fields(json_out *j, etl_fields *f)
+/* A key that etl_item_key may have returned in its own storage. */
+static void copy_key(char *dst, const char *src, size_t cap)
+{
+    if (src != dst)
+        snprintf(dst, cap, "%s", src);
+}
+
+/* Top-level string fields with a DOS form per record, at most (more are left out). */
+#define DOS_PATHS_MAX 16
+
+/* "fields", then "dos_paths": {field: DOS path} for the top-level string fields that are NT
+ * paths of a volume the trace maps (volumes.h), only when some field is. */
+static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, const etl_record *r)
 {
     enum { IN_OBJECT, IN_ARRAY };
     uint8_t in[ETL_SCHEMA_MAX_DEPTH + 1];
     int depth = 0;
     etl_item it, hole = {0};
     bool have_hole = false;
+    static char key[DOS_PATHS_MAX][ETL_ITEM_KEY_MAX];
+    static char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
+    static char text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
+    unsigned n_dos = 0;
     in[0] = IN_OBJECT;
     json_key(j, "fields");
     json_begin_object(j);
@@ -265,6 +282,15 @@ static void write_fields(json_out *j, etl_fields *f)
             if (in[depth] == IN_OBJECT)
                 field_key(j, &it);
             write_value(j, &it);
+            if (vol && depth == 0 && n_dos < DOS_PATHS_MAX && etl_volumes_count(vol)) {
+                etl_value v;
+                etl_value_decode(&it, &v, text, sizeof text);
+                if (v.kind == ETL_VALUE_STRING &&
+                    etl_volumes_dos_path(vol, r, v.str, v.str_len, dos[n_dos], sizeof dos[n_dos])) {
+                    copy_key(key[n_dos], etl_item_key(&it, key[n_dos], sizeof key[n_dos]), sizeof key[n_dos]);
+                    n_dos++;
+                }
+            }
             break;
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN:
@@ -302,6 +328,13 @@ static void write_fields(json_out *j, etl_fields *f)
             json_end_object(j);
     }
     json_end_object(j);
+    if (n_dos) {
+        json_key(j, "dos_paths");
+        json_begin_object(j);
+        for (unsigned i = 0; i < n_dos; i++)
+            json_key_string(j, key[i], dos[i]);
+        json_end_object(j);
+    }
     if (have_hole) {
         json_key(j, "fields_placeholder");
         json_begin_object(j);
@@ -351,6 +384,7 @@ typedef struct decode_ctx {
     etl_registry *schemas;       /* the decoder's registry */
     etl_procs *procs;            /* process/thread lifetimes from the pre-scan; NULL when none */
     etl_stack_links *links;      /* recent events, for StackWalk "stack_of" */
+    etl_volumes *volumes;        /* the trace's NT -> DOS volume mappings, from the pre-scan */
     /* keys already reported on stderr as having no schema (bounded) */
     struct missing_key {
         etl_guid provider;
@@ -448,7 +482,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     json_key_string(j, "event_name", res.event_name);
     if (res.kind == ETL_RESOLVE_TRACELOGGING) {
         write_tags(j, res.schema);
-        write_fields(j, &f);
+        write_fields(j, &f, d->volumes, r);
         return;
     }
     key_name(j, "task_name", res.task_name);
@@ -464,7 +498,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     if (res.older_version) {
         json_key_u64(j, "schema_version", res.schema_version);
     }
-    write_fields(j, &f);
+    write_fields(j, &f, d->volumes, r);
     if (st == ETL_RESOLVE_UNKNOWN_EVENT) {
         json_key(j, "event_unknown");
         json_bool(j, true);
@@ -719,7 +753,8 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
  * record decodes and is named whatever its position. */
 static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, etl_error *err)
 {
-    const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs) };
+    const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs),
+                                 etl_volumes_observer(d->volumes) };
     return etl_prescan_file_threads(path, threads, obs, sizeof obs / sizeof obs[0], err);
 }
 
@@ -761,6 +796,7 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
         etl_decoder_add_tmf_path(d->dec, etl_tmf_env_path());
     d->procs = etl_procs_new(d->schemas);
     d->links = etl_stack_links_new(0);
+    d->volumes = etl_volumes_new(d->schemas);
     etl_error perr;
     if (prescan(d, o->path, o->reader.threads, &perr) != ETL_OK)
         fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", o->path, perr.message);
@@ -770,6 +806,7 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
 static void decode_free(decode_ctx *d)
 {
     etl_stack_links_free(d->links);
+    etl_volumes_free(d->volumes);
     etl_procs_free(d->procs);
     etl_decoder_free(d->dec);
 }

@@ -30,6 +30,7 @@
 #include "etl_frame.h"
 
 #include "etl_event_data.h"
+#include "etl_process.h"
 #include "etl_event_internal.h"
 #include "etl_fields.h"
 #include "etl_wsconv.h"
@@ -97,6 +98,7 @@ typedef struct etls_walk {
     etls_event_summary *sum;
     unsigned info_fields;     /* fields already in sum->fields */
     bool untyped_noted;
+    const etl_record *rec;
     /* What the frame's dissection needs, decided once per walk: nothing is built that no one
      * sees.  `shown`: the tree is printed or displayed (labels); want_*: the hidden generic
      * fields are shown or filtered on (proto_field_is_referenced); want_info: the Info column
@@ -401,6 +403,8 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     if (hf >= 0 && proto_field_is_referenced(tree, hf))
         ti = etls_add_typed(tree, hf, t, w->tvb, off, len, &v, w->pinfo->pool);
     etls_finish_value(w, tree, ti, hf, it, st, text, text_len, off, len);
+    if (v.kind == ETL_VALUE_STRING && it->depth == 0)
+        etls_process_dos_path(tree, w->tvb, w->pinfo, w->rec, off, len, v.str, v.str_len);
 }
 
 static void
@@ -595,6 +599,7 @@ etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     data_tree = proto_item_add_subtree(data_item, ett_etl_data);
     w.tvb = tvb;
     w.pinfo = pinfo;
+    w.rec = rec;
     w.payload_off = (int)rec->payload_offset;
     w.sum = sum;
     w.info_fields = 0;

@@ -34,13 +34,13 @@
 
 ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_FILE_TYPE)
 
-/* Names registered with wiretap.  The encapsulation's short name is what the dissector looks
- * up ("etw" is Wireshark's own ETW encapsulation). */
+/* Names registered with wiretap.  Frames are on Wireshark's own ETW encapsulation
+ * (WTAP_ENCAP_ETW, pcapng link type 290), so every writer that knows it - pcapng: Save As,
+ * editcap, mergecap - takes them; the dissector tells them from other ETW frames by their
+ * trailer (etl_frame.h). */
 #define ETLS_FILE_TYPE_DESC "Windows ETW trace (.etl)"
 #define ETLS_FILE_TYPE_NAME "etl"
 #define ETLS_OPEN_INFO_NAME "Windows ETW trace (etlshark)"
-#define ETLS_ENCAP_DESC "ETW event record (etlshark)"
-#define ETLS_ENCAP_NAME "etlshark"
 
 /* Bytes read to recognise a file: a buffer header and the start of the first record. */
 #define ETLS_MAGIC_PROBE_SIZE (ETL_BUFFER_HEADER_SIZE + 0x20u)
@@ -645,7 +645,20 @@ static const struct supported_option_type etls_idb_options_supported[] = {
     { OPT_IDB_DESCRIPTION, ONE_OPTION_SUPPORTED }
 };
 
+/* The section's options (etl_capinfo.c: OS, hardware, logger, the comment with time zone,
+ * clock and losses) are the trace's logfile facts: a written .etl holds them in its own logfile
+ * header and reading it gives them again, so the writer "keeps" them without writing them.
+ * Said so, Save As and Export do not ask to discard the comment - a question whose answer
+ * crashes Wireshark 4.0 at the next Export (wtap_dump_params_init copying the section). */
+static const struct supported_option_type etls_shb_options_supported[] = {
+    { OPT_COMMENT, MULTIPLE_OPTIONS_SUPPORTED },
+    { OPT_SHB_HARDWARE, ONE_OPTION_SUPPORTED },
+    { OPT_SHB_OS, ONE_OPTION_SUPPORTED },
+    { OPT_SHB_USERAPPL, ONE_OPTION_SUPPORTED }
+};
+
 static const struct supported_block_type etls_blocks_supported[] = {
+    { WTAP_BLOCK_SECTION, ONE_BLOCK_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_shb_options_supported) },
     /* One packet block per record; no options. */
     { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED },
     { WTAP_BLOCK_IF_ID_AND_INFO, MULTIPLE_BLOCKS_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_idb_options_supported) }
@@ -679,7 +692,7 @@ etls_register_wtap_module(void)
      * heuristic reader, which would otherwise claim an .etl (e.g. as MPEG). */
     wtap_register_open_info(&oi, ETLS_TRUE);
     etls_file_type_subtype = wtap_register_file_type_subtype(&etls_file_type_info);
-    etls_encap = wtap_register_encap_type(ETLS_ENCAP_DESC, ETLS_ENCAP_NAME);
+    etls_encap = WTAP_ENCAP_ETW;
     etls_dump_set_encap(etls_encap);
 }
 

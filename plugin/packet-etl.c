@@ -2,7 +2,7 @@
  *
  * etlshark - SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Frames come from the etlshark file reader (etl_wiretap.c) on its own encapsulation: the
+ * Frames come from the etlshark file reader (etl_wiretap.c) on Wireshark's ETW encapsulation: the
  * record's real bytes followed by the context trailer of etl_frame.h.  The record is framed
  * again from its bytes by the decoder library (etl_frame_record); this file only turns the
  * decoder's normalised view into a protocol tree.  It knows nothing of byte layouts: header
@@ -37,8 +37,9 @@ ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_DISSECTOR)
 void proto_register_etl(void);
 void proto_reg_handoff_etl(void);
 
-/* The encapsulation registered by the etlshark file reader. */
-#define ETLS_ENCAP_NAME "etlshark"
+/* Wireshark's own ETW dissector, for ETW-encapsulated frames that are not etlshark's (its
+ * extcap's and Windows reader's): NULL when this Wireshark has none. */
+static dissector_handle_t etw_stock_handle;
 
 static int proto_etl = -1;
 
@@ -1284,18 +1285,30 @@ proto_register_etl(void)
     etls_views_register(proto_etl);
 }
 
+/* Frames on Wireshark's ETW encapsulation: etlshark's (the .etl reader's, and the same frames
+ * saved in a pcapng: link type 290), told by their trailer, come here; any other ETW frame goes
+ * to Wireshark's own ETW dissector. */
+static int
+dissect_etl_on_etw(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    etls_trailer t;
+
+    if (!etls_read_trailer(tvb, &t) && etw_stock_handle != NULL)
+        return call_dissector_with_data(etw_stock_handle, tvb, pinfo, tree, data);
+    return call_dissector_with_data(etl_handle, tvb, pinfo, tree, data);
+}
+
 void
 proto_reg_handoff_etl(void)
 {
-    int encap = wtap_name_to_encap(ETLS_ENCAP_NAME);
-
-    if (encap < 0) {
-        /* The etlshark file reader (etl_reader.so) is not loaded: nothing produces our frames. */
-        ws_warning("etlshark: encapsulation \"%s\" is not registered (is etl_reader.so in the "
-                   "wiretap plugin folder?); the ETL dissector stays unbound", ETLS_ENCAP_NAME);
-        return;
-    }
-    dissector_add_uint("wtap_encap", (guint32)encap, etl_handle);
+    /* The reader's frames are on WTAP_ENCAP_ETW, which pcapng writes (LINKTYPE_ETW), so Save
+     * As pcapng, editcap and mergecap -F pcapng take them; the same binding reads them back,
+     * with or without the reader plugin. */
+    /* Wireshark's own ETW dissector has no name to find: take it from the table it is bound in
+     * (built-in handoffs run before plugins'). */
+    etw_stock_handle = dissector_get_uint_handle(find_dissector_table("wtap_encap"), WTAP_ENCAP_ETW);
+    /* no protocol of its own: the frame's protocols are etl's or etw's, as the frame goes */
+    dissector_add_uint("wtap_encap", WTAP_ENCAP_ETW, create_dissector_handle(dissect_etl_on_etw, -1));
     etls_packet_handoff();
 }
 

@@ -12,7 +12,7 @@ set -eu
 PKGS="build-essential cmake pkg-config python3 libglib2.0-dev
       clang libclang-rt-dev
       tshark wireshark-dev libwireshark-dev libwiretap-dev dpkg-dev
-      wireshark xvfb x11-utils xauth strace"
+      wireshark xvfb x11-utils xauth strace xdotool imagemagick"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
