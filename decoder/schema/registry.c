@@ -20,6 +20,7 @@
 #include "eventsource.h"
 #include "manifest.h"
 #include "mf_schema.h"
+#include "search_path.h"
 
 /* Reports about malformed schema records in one trace before the rest are only counted. */
 #define SCHEMAS_MAX_RECORD_REPORTS 20u
@@ -355,89 +356,32 @@ static bool manifest_name(const char *name)
     return n > 4 && (g_ascii_strcasecmp(name + n - 4, ".man") == 0 || g_ascii_strcasecmp(name + n - 4, ".xml") == 0);
 }
 
-static int cmp_names(const void *a, const void *b)
+/* One file of the search path (search_path.h): loaded, or reported. */
+static etl_status add_path_file(void *ctx, const char *path)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* One path entry: a folder's manifests in name order, or one file. */
-static etl_status add_entry(etl_registry *s, const char *entry)
-{
+    etl_registry *s = ctx;
     etl_error err;
-    if (g_file_test(entry, G_FILE_TEST_IS_DIR)) {
-        GError *ge = NULL;
-        GDir *d = g_dir_open(entry, 0, &ge);
-        if (!d) {
-            report(s, ETL_REGISTRY_ERROR, "manifest folder %s: %s", entry, ge->message);
-            g_error_free(ge);
-            s->stats.files_failed++;
-            return ETL_ERR_IO;
-        }
-        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-        const char *n;
-        while ((n = g_dir_read_name(d))) {
-            if (!manifest_name(n))
-                continue;
-            if (names->len >= ETL_REGISTRY_MAX_FOLDER_FILES) {
-                report(s, ETL_REGISTRY_ERROR, "manifest folder %s: more than %u manifests; the rest are not read",
-                       entry, ETL_REGISTRY_MAX_FOLDER_FILES);
-                break;
-            }
-            g_ptr_array_add(names, g_strdup(n));
-        }
-        g_dir_close(d);
-        qsort(names->pdata, names->len, sizeof(char *), cmp_names);
-        etl_status first = ETL_OK;
-        for (guint i = 0; i < names->len; i++) {
-            char *path = g_build_filename(entry, (char *)names->pdata[i], NULL);
-            if (g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-                etl_status st = etl_registry_add_file(s, path, &err);
-                if (st != ETL_OK) {
-                    report(s, ETL_REGISTRY_ERROR, "%s", err.message);
-                    if (first == ETL_OK)
-                        first = st;
-                }
-            }
-            g_free(path);
-        }
-        g_ptr_array_free(names, TRUE);
-        return first;
-    }
-    if (!g_file_test(entry, G_FILE_TEST_EXISTS)) {
-        report(s, ETL_REGISTRY_ERROR, "manifest path entry %s: no such file or folder", entry);
-        s->stats.files_failed++;
-        return ETL_ERR_IO;
-    }
-    etl_status st = etl_registry_add_file(s, entry, &err);
+    etl_status st = etl_registry_add_file(s, path, &err);
     if (st != ETL_OK)
         report(s, ETL_REGISTRY_ERROR, "%s", err.message);
     return st;
+}
+
+static void path_problem(void *ctx, bool failed, const char *message)
+{
+    etl_registry *s = ctx;
+    report(s, ETL_REGISTRY_ERROR, "%s", message);
+    if (failed)
+        s->stats.files_failed++;
 }
 
 etl_status etl_registry_add_path(etl_registry *s, const char *list)
 {
     if (!s || !list)
         return ETL_ERR_ARG;
-    char sep[2] = {G_SEARCHPATH_SEPARATOR, 0};
-    char **entries = g_strsplit(list, sep, -1);
-    etl_status first = ETL_OK;
-    unsigned n = 0;
-    for (char **e = entries; *e; e++) {
-        if (!**e)
-            continue; /* "a::b" and a trailing ':' add nothing */
-        if (++n > ETL_REGISTRY_MAX_PATH_ENTRIES) {
-            report(s, ETL_REGISTRY_ERROR, "manifest path has more than %u entries; the rest are not read",
-                   ETL_REGISTRY_MAX_PATH_ENTRIES);
-            if (first == ETL_OK)
-                first = ETL_ERR_LIMIT;
-            break;
-        }
-        etl_status st = add_entry(s, *e);
-        if (st != ETL_OK && first == ETL_OK)
-            first = st;
-    }
-    g_strfreev(entries);
-    return first;
+    const etl_search_path p = {"manifest", "manifests", manifest_name, ETL_REGISTRY_MAX_PATH_ENTRIES,
+                               ETL_REGISTRY_MAX_FOLDER_FILES, add_path_file, path_problem, s};
+    return etl_search_path_walk(&p, list);
 }
 
 /* ---- schemas in the trace ------------------------------------------------------------------ */
