@@ -282,6 +282,13 @@ static void put_arg(out_buf *o, const conv *c, const etl_tmf_item *ti, const etl
         put_int(o, c, u, bits, v.kind == ETL_VALUE_INT);
         return;
     }
+    if (v.kind == ETL_VALUE_GUID) {
+        /* the registry form, as Windows writes GUIDs in text (StringFromGUID2) */
+        char g[ETL_GUID_BRACED_STR_SIZE];
+        etl_format_guid_braced(&v.v.guid, g);
+        put_text(o, c, g, strlen(g));
+        return;
+    }
     size_t n = etl_value_format(it, text, sizeof text);
     put_text(o, c, text, n);
 }
