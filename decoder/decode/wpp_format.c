@@ -246,7 +246,7 @@ static bool is_signed_kind(etl_tmf_kind k)
 /* Argument `it` (its TMF item `ti`) in conversion c. */
 static void put_arg(out_buf *o, const conv *c, const etl_tmf_item *ti, const etl_item *it)
 {
-    static char text[ETL_WPP_MAX_VALUE_TEXT], scratch[ETL_WPP_MAX_VALUE_TEXT];
+    char text[ETL_WPP_MAX_VALUE_TEXT], scratch[ETL_WPP_MAX_VALUE_TEXT]; /* no statics: sessions may be per thread */
     etl_value v;
     etl_value_decode(it, &v, scratch, sizeof scratch);
     bool numeric = c->type && strchr("diuxXocp", c->type);

@@ -356,7 +356,7 @@ static bool typev_line(parse *p, const char *b, const char *e)
     const char *fmt = q + 1;
     /* the format ends at the last quote before the tags' "//" (a format may hold quotes) */
     const char *tags = NULL;
-    for (const char *t = e - 1; t > fmt; t--)
+    for (const char *t = e - 1; t >= fmt; t--) /* t == fmt: an empty format "" */
         if (t[0] == '"') {
             tags = t + 1;
             break;
