@@ -425,6 +425,8 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
         return;
     if (res.provider_name) {
         json_key_string(j, "provider_name", res.provider_name);
+        if (res.provider_name_from == ETL_NAME_KNOWN) /* not from the trace or a schema: the library's table */
+            json_key_string(j, "provider_name_source", "well-known");
     }
     switch (st) {
     case ETL_RESOLVE_NOT_APPLICABLE:

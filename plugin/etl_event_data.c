@@ -439,6 +439,7 @@ etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
         return;
     case ETL_NAME_SCHEMA:
     case ETL_NAME_REGISTRY:
+    case ETL_NAME_KNOWN: /* the library's well-known table: the same whatever the frame order */
         name = etls_utf8(pinfo->pool, res->provider_name, strlen(res->provider_name));
         break;
     default:

@@ -193,11 +193,14 @@ etls_event_prefs_register(int proto)
 
     prefs = prefs_register_protocol(proto, etls_prefs_apply);
     prefs_register_string_preference(prefs, "manifest_path", "Manifest search path",
-        "Instrumentation manifests (.man/.xml) of manifest-based providers: a list of manifest "
-        "files and folders (a folder's *.man and *.xml files are read) separated by '"
-        G_SEARCHPATH_SEPARATOR_S "'.  Searched before $" ETL_REGISTRY_ENV ", and before the "
-        "EventSource manifests and schemas a trace carries.  The typed etl.data.<name> fields "
-        "of every event they describe are registered at start-up.",
+        "Instrumentation manifests (.man/.xml) of manifest-based providers, and provider "
+        "binaries (.dll/.exe/.sys with a WEVT_TEMPLATE resource, e.g. a copy of "
+        "Windows\\System32): a list of files and folders (a folder's *.man, *.xml, *.dll, *.exe "
+        "and *.sys files are read; a folder ending in \"" ETL_REGISTRY_RECURSIVE_SUFFIX "\" "
+        "with its subfolders) separated by '" G_SEARCHPATH_SEPARATOR_S "'.  Searched before $"
+        ETL_REGISTRY_ENV ", and before the EventSource manifests and schemas a trace carries.  "
+        "The typed etl.data.<name> fields of every event they describe are registered at "
+        "start-up.",
         &etls_pref_manifest_path_value);
     prefs_register_string_preference(prefs, "tmf_path", "WPP TMF search path",
         "Trace message format files (.tmf, tracepdb output) of WPP software traces: a list of "

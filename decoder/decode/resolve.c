@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "etl_format.h"
+#include "known_providers.h"
 #include "message.h"
 #include "tl_schema.h"
 #include "tmf.h"
@@ -113,7 +114,7 @@ static void name_from_traits(etl_decoder *d, const etl_record *rec, unsigned fla
         etl_schema_cache_set_provider_name(d->cache, &rec->provider, t.name, t.name_len);
 }
 
-/* The last of the chain: the name remembered for the GUID. */
+/* The end of the chain: the name remembered for the GUID, else the well-known one. */
 static void name_from_cache(etl_decoder *d, const etl_record *rec, etl_resolved *out)
 {
     if (out->provider_name || !rec->has_provider)
@@ -121,6 +122,8 @@ static void name_from_cache(etl_decoder *d, const etl_record *rec, etl_resolved 
     const char *known = etl_schema_cache_provider_name(d->cache, &rec->provider);
     if (known)
         set_provider(out, known, ETL_NAME_CACHE);
+    else if ((known = etl_known_provider_name(&rec->provider)))
+        set_provider(out, known, ETL_NAME_KNOWN);
 }
 
 /* The event facts of a manifest or classic schema, and its status. */

@@ -56,9 +56,14 @@
 extern "C" {
 #endif
 
-/* Entries of one search path, and manifest files taken from one folder. */
+/* Entries of one search path, manifest files taken from one folder entry, manifests and
+ * binaries together from one folder entry, and folders nested under a recursive entry. */
 #define ETL_REGISTRY_MAX_PATH_ENTRIES 256u
 #define ETL_REGISTRY_MAX_FOLDER_FILES 4096u
+#define ETL_REGISTRY_MAX_TREE_FILES 1000000u
+#define ETL_REGISTRY_MAX_FOLDER_DEPTH 64u
+/* A path entry ending in this is a folder searched with its subfolders ("/mnt/win/System32/..."). */
+#define ETL_REGISTRY_RECURSIVE_SUFFIX "/..."
 
 typedef enum etl_registry_source {
     ETL_REGISTRY_FILE = 0,      /* a manifest file from the search path */
@@ -83,6 +88,10 @@ typedef struct etl_registry_stats {
     uint32_t carried_events;   /* TRACE_EVENT_INFO records taken from the trace */
     uint32_t carried_maps;     /* EVENT_MAP_INFO records */
     uint32_t disagreements;    /* events defined differently by two manifest files */
+    uint32_t binaries_indexed; /* provider binaries with a WEVT_TEMPLATE, indexed by provider GUID */
+    uint32_t binaries_read;    /* ... of them read whole (a provider of theirs was needed) */
+    uint32_t binaries_failed;  /* binaries refused (damaged PE, resource tree or template) */
+    uint32_t binaries_without_schema; /* binaries without a WEVT_TEMPLATE (most of a Windows folder) */
     uint64_t lookups;          /* etl_registry_lookup calls */
     uint64_t not_found;        /* lookups without a schema */
     uint64_t older_version;    /* lookups answered with a lower version's definition */
@@ -104,6 +113,11 @@ void etl_registry_free(etl_registry *s);
 etl_status etl_registry_add_path(etl_registry *s, const char *path_list);
 /* One manifest file. */
 etl_status etl_registry_add_file(etl_registry *s, const char *path, etl_error *err);
+/* One provider binary (.dll, .exe, .sys: wevt.h): indexed by the provider GUIDs of its
+ * WEVT_TEMPLATE now, read whole when one of its providers is first needed.  ETL_OK also for a
+ * binary without a WEVT_TEMPLATE (counted in binaries_without_schema); else the damage, with
+ * the file and offset in *err (the binary is skipped). */
+etl_status etl_registry_add_binary(etl_registry *s, const char *path, etl_error *err);
 /* A manifest already in memory (UTF-8 or UTF-16 with a BOM); `origin` names it in messages. */
 etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size_t len, const char *origin,
                                          etl_error *err);
@@ -154,7 +168,7 @@ const char *etl_registry_provider_name(etl_registry *s, const etl_guid *provider
  * precedence order (a key defined by two files comes once per file): what a consumer needs to
  * prepare for the events it may meet, e.g. Wireshark registering typed fields at start-up. */
 typedef void (*etl_registry_event_fn)(void *ctx, const etl_guid *provider, uint16_t id, uint8_t version);
-void etl_registry_foreach_file_event(const etl_registry *s, etl_registry_event_fn fn, void *ctx);
+void etl_registry_foreach_file_event(etl_registry *s, etl_registry_event_fn fn, void *ctx);
 
 const etl_registry_stats *etl_registry_get_stats(const etl_registry *s);
 

@@ -22,7 +22,9 @@
  * The provider's name is taken, first that has one: the record's own PROV_TRAITS (TraceLogging
  * events; the name is remembered per provider GUID), the schema's provider name (manifest and
  * classic schemas), a source that names the provider (manifest events without a schema), the
- * name last remembered from PROV_TRAITS for the GUID (TraceLogging and manifest events).
+ * name last remembered from PROV_TRAITS for the GUID (TraceLogging and manifest events), and
+ * last the library's table of well-known Windows providers (known_providers.h: ETL_NAME_KNOWN,
+ * so that a consumer can say the name is not from the trace or a schema).
  * Classic providers are named by the class document only.
  *
  * The session owns the schema cache, the registry that fills it and the provider names
@@ -81,7 +83,9 @@ typedef enum etl_name_source {
     ETL_NAME_TRAITS = 1,   /* this record's PROV_TRAITS: the name is in the record's bytes */
     ETL_NAME_SCHEMA = 2,   /* the schema's source names the provider */
     ETL_NAME_REGISTRY = 3, /* a source names the provider (the event itself has no schema) */
-    ETL_NAME_CACHE = 4     /* remembered from an earlier record's PROV_TRAITS */
+    ETL_NAME_CACHE = 4,    /* remembered from an earlier record's PROV_TRAITS */
+    ETL_NAME_KNOWN = 5     /* nothing else names it: the library's table of well-known Windows
+                              providers (known_providers.h), the last of the chain */
 } etl_name_source;
 
 /* What etl_decoder_resolve says about a record.  Pointers are into the record (valid as long as

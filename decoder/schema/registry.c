@@ -18,25 +18,34 @@
 #include "error.h"
 #include "etl_format.h"
 #include "eventsource.h"
+#include "known_providers.h"
 #include "manifest.h"
 #include "mf_schema.h"
-#include "search_path.h"
+#include "wevt.h"
 
 /* Reports about malformed schema records in one trace before the rest are only counted. */
 #define SCHEMAS_MAX_RECORD_REPORTS 20u
 #define LAYERS 4 /* etl_registry_source: file, stream, carried, built-in */
 
+/* A provider binary (wevt.h) is a source whose model is read on first use: indexing it gives
+ * the provider GUIDs only, and its prov_refs wait (p NULL) until a lookup reaches one of them
+ * (ready()), when the whole binary is read; a binary that then fails to read is reported once
+ * and its providers stay empty. */
 typedef struct source {
-    etl_manifest *m;
+    etl_manifest *m;         /* NULL until a binary is read (or when it failed) */
     etl_registry_source kind;
     char *origin;
     uint32_t order; /* position in precedence within its layer */
+    bool binary;             /* a provider binary, read lazily */
+    bool tried;              /* ... and its read was attempted */
+    GPtrArray *refs;         /* a binary's prov_refs (not owned), to fill when it is read */
 } source;
 
 /* One provider of one source, with its events by (id, version). */
 typedef struct prov_ref {
-    const etl_mf_provider *p;
-    const source *src;
+    const etl_mf_provider *p; /* NULL while its binary is not read */
+    source *src;
+    etl_guid guid;            /* the index key points here */
     GHashTable *events; /* GUINT_TO_POINTER(id << 8 | version) + 1 -> etl_mf_event* */
 } prov_ref;
 
@@ -111,7 +120,8 @@ static gpointer ev_key(uint16_t id, uint8_t version)
 static void prov_ref_free(gpointer p)
 {
     prov_ref *r = p;
-    g_hash_table_destroy(r->events);
+    if (r->events)
+        g_hash_table_destroy(r->events);
     g_free(r);
 }
 
@@ -119,6 +129,8 @@ static void source_free(gpointer p)
 {
     source *src = p;
     etl_manifest_free(src->m);
+    if (src->refs)
+        g_ptr_array_free(src->refs, TRUE);
     g_free(src->origin);
     g_free(src);
 }
@@ -240,8 +252,12 @@ static bool event_same(const etl_mf_provider *pa, const etl_mf_event *a, const e
 /* The newly indexed provider `r` against those of the same GUID already in the file layer:
  * each of its events is compared with the definition that wins for the key (the first earlier
  * file that has it), and one warning per pair of files says how many differ. */
+static bool ready(etl_registry *s, prov_ref *r);
+
 static void check_disagreements(etl_registry *s, GPtrArray *earlier, const prov_ref *r)
 {
+    for (guint k = 0; k < earlier->len; k++)
+        ready(s, g_ptr_array_index(earlier, k)); /* a binary defining the same provider is read now */
     char g[ETL_GUID_STR_SIZE];
     etl_format_guid(&r->p->guid, g);
     uint32_t *differ = g_new0(uint32_t, earlier->len);
@@ -250,6 +266,8 @@ static void check_disagreements(etl_registry *s, GPtrArray *earlier, const prov_
         const etl_mf_event *ev = &r->p->events[i];
         for (guint k = 0; k < earlier->len; k++) {
             const prov_ref *e = g_ptr_array_index(earlier, k);
+            if (!e->p)
+                continue; /* a binary that did not read */
             const etl_mf_event *old = g_hash_table_lookup(e->events, ev_key(ev->id, ev->version));
             if (!old)
                 continue;
@@ -284,18 +302,53 @@ static void check_disagreements(etl_registry *s, GPtrArray *earlier, const prov_
 
 /* A provider's events by (id, version): the first definition of a key wins (manifests should
  * not repeat one; if they do, document order decides). */
-static prov_ref *new_prov_ref(const etl_mf_provider *p, const source *src)
+static void fill_prov_ref(prov_ref *r, const etl_mf_provider *p)
 {
-    prov_ref *r = g_new0(prov_ref, 1);
     r->p = p;
-    r->src = src;
     r->events = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (uint32_t k = 0; k < p->event_count; k++) {
         gpointer key = ev_key(p->events[k].id, p->events[k].version);
         if (!g_hash_table_contains(r->events, key))
             g_hash_table_insert(r->events, key, (gpointer)&p->events[k]);
     }
+}
+
+static prov_ref *new_prov_ref(const etl_mf_provider *p, source *src)
+{
+    prov_ref *r = g_new0(prov_ref, 1);
+    r->src = src;
+    r->guid = p->guid;
+    fill_prov_ref(r, p);
     return r;
+}
+
+/* Read a binary source now (once): its model, and every prov_ref waiting for it. */
+static void read_binary(etl_registry *s, source *src)
+{
+    src->tried = true;
+    etl_error err;
+    etl_manifest *m = NULL;
+    if (etl_wevt_load_file(src->origin, &m, &err) != ETL_OK) {
+        s->stats.binaries_failed++;
+        report(s, ETL_REGISTRY_ERROR, "provider binary %s: %s; its schemas are not used", src->origin, err.message);
+        return;
+    }
+    src->m = m;
+    s->stats.binaries_read++;
+    for (guint i = 0; i < src->refs->len; i++) {
+        prov_ref *r = g_ptr_array_index(src->refs, i);
+        for (uint32_t k = 0; k < etl_manifest_provider_count(m) && !r->p; k++)
+            if (etl_guid_equal(&etl_manifest_provider(m, k)->guid, &r->guid))
+                fill_prov_ref(r, etl_manifest_provider(m, k));
+    }
+}
+
+/* Is the provider's model there (reading its binary first if it is one not yet read)? */
+static bool ready(etl_registry *s, prov_ref *r)
+{
+    if (!r->p && r->src->binary && !r->src->tried)
+        read_binary(s, r->src);
+    return r->p != NULL;
 }
 
 /* Index a parsed manifest as a source of `kind` (takes ownership of m). */
@@ -313,7 +366,7 @@ static void add_source(etl_registry *s, etl_manifest *m, etl_registry_source kin
         GPtrArray *list = g_hash_table_lookup(s->index[kind], &p->guid);
         if (!list) {
             list = g_ptr_array_new_with_free_func(prov_ref_free);
-            g_hash_table_insert(s->index[kind], (gpointer)&p->guid, list);
+            g_hash_table_insert(s->index[kind], (gpointer)&r->guid, list);
         } else if (kind == ETL_REGISTRY_FILE) {
             check_disagreements(s, list, r);
         }
@@ -321,6 +374,63 @@ static void add_source(etl_registry *s, etl_manifest *m, etl_registry_source kin
         /* keys of this provider that were resolved (or missed) before must be resolved again */
         etl_schema_cache_mf_forget(s->cache, &p->guid); /* (also empties the negative cache) */
     }
+}
+
+/* Index a provider binary: its providers wait in the file layer, in path order, until used.
+ * A provider another source of the path defines too is read at once, so that the two
+ * definitions are compared (and a difference reported) as for two manifests. */
+static void add_binary(etl_registry *s, const char *path, const etl_guid *guids, uint32_t count)
+{
+    source *src = g_new0(source, 1);
+    src->kind = ETL_REGISTRY_FILE;
+    src->origin = g_strdup(path);
+    src->order = s->sources[ETL_REGISTRY_FILE]->len;
+    src->binary = true;
+    src->refs = g_ptr_array_new();
+    g_ptr_array_add(s->sources[ETL_REGISTRY_FILE], src);
+    for (uint32_t i = 0; i < count; i++) {
+        bool repeated = false;
+        for (uint32_t k = 0; k < i; k++)
+            repeated |= etl_guid_equal(&guids[k], &guids[i]);
+        if (repeated)
+            continue;
+        prov_ref *r = g_new0(prov_ref, 1);
+        r->src = src;
+        r->guid = guids[i];
+        g_ptr_array_add(src->refs, r);
+    }
+    for (guint i = 0; i < src->refs->len; i++) {
+        prov_ref *r = g_ptr_array_index(src->refs, i);
+        GPtrArray *list = g_hash_table_lookup(s->index[ETL_REGISTRY_FILE], &r->guid);
+        if (!list) {
+            list = g_ptr_array_new_with_free_func(prov_ref_free);
+            g_hash_table_insert(s->index[ETL_REGISTRY_FILE], &r->guid, list);
+        } else if (ready(s, r)) {
+            check_disagreements(s, list, r);
+        }
+        g_ptr_array_add(list, r);
+        etl_schema_cache_mf_forget(s->cache, &r->guid);
+    }
+}
+
+etl_status etl_registry_add_binary(etl_registry *s, const char *path, etl_error *err)
+{
+    etl_guid *guids = NULL;
+    uint32_t count = 0;
+    etl_error e;
+    etl_status st = etl_wevt_index_file(path, &guids, &count, &e);
+    if (st == ETL_ERR_NOT_FOUND) {
+        s->stats.binaries_without_schema++;
+        return ETL_OK; /* most binaries of a Windows folder define no provider */
+    }
+    if (st != ETL_OK) {
+        s->stats.binaries_failed++;
+        return etl_fail(err, st, e.offset, "provider binary %s: %s; skipped", path, e.message);
+    }
+    s->stats.binaries_indexed++;
+    add_binary(s, path, guids, count);
+    g_free(guids);
+    return ETL_OK;
 }
 
 etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size_t len, const char *origin,
@@ -356,32 +466,151 @@ static bool manifest_name(const char *name)
     return n > 4 && (g_ascii_strcasecmp(name + n - 4, ".man") == 0 || g_ascii_strcasecmp(name + n - 4, ".xml") == 0);
 }
 
-/* One file of the search path (search_path.h): loaded, or reported. */
-static etl_status add_path_file(void *ctx, const char *path)
+static int cmp_names(const void *a, const void *b)
 {
-    etl_registry *s = ctx;
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One file of the path: a provider binary by its name (.dll, .exe, .sys), else a manifest. */
+static etl_status add_one_file(etl_registry *s, const char *path)
+{
     etl_error err;
-    etl_status st = etl_registry_add_file(s, path, &err);
+    etl_status st = etl_wevt_is_binary_name(path) ? etl_registry_add_binary(s, path, &err)
+                                                  : etl_registry_add_file(s, path, &err);
     if (st != ETL_OK)
         report(s, ETL_REGISTRY_ERROR, "%s", err.message);
     return st;
 }
 
-static void path_problem(void *ctx, bool failed, const char *message)
+typedef struct walk {
+    GPtrArray *paths;     /* full paths of the schema files found */
+    uint32_t manifests;   /* how many of them are manifests */
+    bool full;            /* a limit was reached: the rest are not read */
+} walk;
+
+/* The manifests and binaries of `dir` into w->paths, and of its subfolders when `recursive`
+ * (symbolic links to folders are not followed, so a link loop cannot trap the walk). */
+static etl_status collect(etl_registry *s, const char *dir, bool recursive, unsigned depth, walk *w)
 {
-    etl_registry *s = ctx;
-    report(s, ETL_REGISTRY_ERROR, "%s", message);
-    if (failed)
+    GError *ge = NULL;
+    GDir *d = g_dir_open(dir, 0, &ge);
+    if (!d) {
+        report(s, ETL_REGISTRY_ERROR, "manifest folder %s: %s", dir, ge->message);
+        g_error_free(ge);
         s->stats.files_failed++;
+        return ETL_ERR_IO;
+    }
+    etl_status first = ETL_OK;
+    const char *n;
+    while (!w->full && (n = g_dir_read_name(d))) {
+        bool manifest = manifest_name(n), binary = etl_wevt_is_binary_name(n);
+        if (!manifest && !binary && !recursive)
+            continue;
+        char *path = g_build_filename(dir, n, NULL);
+        if (recursive && !manifest && !binary) {
+            if (!g_file_test(path, G_FILE_TEST_IS_SYMLINK) && g_file_test(path, G_FILE_TEST_IS_DIR)) {
+                if (depth + 1 >= ETL_REGISTRY_MAX_FOLDER_DEPTH) {
+                    report(s, ETL_REGISTRY_ERROR, "manifest folder %s: deeper than %u folders; not read", path,
+                           ETL_REGISTRY_MAX_FOLDER_DEPTH);
+                } else {
+                    etl_status st = collect(s, path, true, depth + 1, w);
+                    if (st != ETL_OK && first == ETL_OK)
+                        first = st;
+                }
+            }
+            g_free(path);
+            continue;
+        }
+        if (manifest && w->manifests >= ETL_REGISTRY_MAX_FOLDER_FILES) {
+            report(s, ETL_REGISTRY_ERROR, "manifest folder %s: more than %u manifests; the rest are not read", dir,
+                   ETL_REGISTRY_MAX_FOLDER_FILES);
+            w->full = true;
+        } else if (w->paths->len >= ETL_REGISTRY_MAX_TREE_FILES) {
+            report(s, ETL_REGISTRY_ERROR, "manifest folder %s: more than %u manifests and binaries; the rest are not read",
+                   dir, ETL_REGISTRY_MAX_TREE_FILES);
+            w->full = true;
+        } else {
+            w->manifests += manifest;
+            g_ptr_array_add(w->paths, path);
+            path = NULL;
+        }
+        g_free(path);
+    }
+    g_dir_close(d);
+    return first;
+}
+
+/* Does the entry end in the recursive marker ("dir/...")?  *dir gets the folder (g_free). */
+static bool recursive_entry(const char *entry, char **dir)
+{
+    size_t n = strlen(entry), m = strlen(ETL_REGISTRY_RECURSIVE_SUFFIX);
+    if (n <= m || strcmp(entry + n - m, ETL_REGISTRY_RECURSIVE_SUFFIX) != 0)
+        return false;
+    *dir = g_strndup(entry, n - m);
+    return true;
+}
+
+/* One path entry: a folder's manifests and binaries in name order (with its subfolders' for
+ * "folder/..."), or one file. */
+static etl_status add_entry(etl_registry *s, const char *entry)
+{
+    char *rdir = NULL;
+    bool recursive = recursive_entry(entry, &rdir);
+    const char *dir = recursive ? rdir : entry;
+    if (recursive || g_file_test(entry, G_FILE_TEST_IS_DIR)) {
+        if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+            report(s, ETL_REGISTRY_ERROR, "manifest path entry %s: no such folder", entry);
+            s->stats.files_failed++;
+            g_free(rdir);
+            return ETL_ERR_IO;
+        }
+        walk w = {g_ptr_array_new_with_free_func(g_free), 0, false};
+        etl_status first = collect(s, dir, recursive, 0, &w);
+        qsort(w.paths->pdata, w.paths->len, sizeof(char *), cmp_names);
+        for (guint i = 0; i < w.paths->len; i++) {
+            const char *path = g_ptr_array_index(w.paths, i);
+            if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+                continue;
+            etl_status st = add_one_file(s, path);
+            if (st != ETL_OK && first == ETL_OK)
+                first = st;
+        }
+        g_ptr_array_free(w.paths, TRUE);
+        g_free(rdir);
+        return first;
+    }
+    if (!g_file_test(entry, G_FILE_TEST_EXISTS)) {
+        report(s, ETL_REGISTRY_ERROR, "manifest path entry %s: no such file or folder", entry);
+        s->stats.files_failed++;
+        return ETL_ERR_IO;
+    }
+    return add_one_file(s, entry);
 }
 
 etl_status etl_registry_add_path(etl_registry *s, const char *list)
 {
     if (!s || !list)
         return ETL_ERR_ARG;
-    const etl_search_path p = {"manifest", "manifests", manifest_name, ETL_REGISTRY_MAX_PATH_ENTRIES,
-                               ETL_REGISTRY_MAX_FOLDER_FILES, add_path_file, path_problem, s};
-    return etl_search_path_walk(&p, list);
+    char sep[2] = {G_SEARCHPATH_SEPARATOR, 0};
+    char **entries = g_strsplit(list, sep, -1);
+    etl_status first = ETL_OK;
+    unsigned n = 0;
+    for (char **e = entries; *e; e++) {
+        if (!**e)
+            continue; /* "a::b" and a trailing ':' add nothing */
+        if (++n > ETL_REGISTRY_MAX_PATH_ENTRIES) {
+            report(s, ETL_REGISTRY_ERROR, "manifest path has more than %u entries; the rest are not read",
+                   ETL_REGISTRY_MAX_PATH_ENTRIES);
+            if (first == ETL_OK)
+                first = ETL_ERR_LIMIT;
+            break;
+        }
+        etl_status st = add_entry(s, *e);
+        if (st != ETL_OK && first == ETL_OK)
+            first = st;
+    }
+    g_strfreev(entries);
+    return first;
 }
 
 /* ---- schemas in the trace ------------------------------------------------------------------ */
@@ -468,8 +697,8 @@ const char *etl_registry_provider_name(etl_registry *s, const etl_guid *g)
     for (int l = 0; l < LAYERS; l++) {
         GPtrArray *list = g_hash_table_lookup(s->index[l], g);
         for (guint i = 0; list && i < list->len; i++) {
-            const prov_ref *r = g_ptr_array_index(list, i);
-            if (r->p->name && *r->p->name)
+            prov_ref *r = g_ptr_array_index(list, i);
+            if (ready(s, r) && r->p->name && *r->p->name)
                 return r->p->name;
         }
     }
@@ -483,7 +712,9 @@ static const etl_mf_event *resolve_exact(etl_registry *s, const etl_guid *g, uin
     for (int l = 0; l < LAYERS; l++) {
         GPtrArray *list = g_hash_table_lookup(s->index[l], g);
         for (guint i = 0; list && i < list->len; i++) {
-            const prov_ref *r = g_ptr_array_index(list, i);
+            prov_ref *r = g_ptr_array_index(list, i);
+            if (!ready(s, r))
+                continue;
             const etl_mf_event *e = g_hash_table_lookup(r->events, ev_key(id, version));
             if (e) {
                 *from = r;
@@ -502,7 +733,9 @@ static const etl_mf_event *resolve_older(etl_registry *s, const etl_guid *g, uin
     for (int l = 0; l < LAYERS; l++) {
         GPtrArray *list = g_hash_table_lookup(s->index[l], g);
         for (guint i = 0; list && i < list->len; i++) {
-            const prov_ref *r = g_ptr_array_index(list, i);
+            prov_ref *r = g_ptr_array_index(list, i);
+            if (!ready(s, r))
+                continue;
             for (int v = (int)version - 1; v >= 0; v--) {
                 const etl_mf_event *e = g_hash_table_lookup(r->events, ev_key(id, (uint8_t)v));
                 if (e) {
@@ -521,6 +754,8 @@ static etl_status not_found(etl_registry *s, const etl_guid *g, uint16_t id, uin
     char gs[ETL_GUID_STR_SIZE];
     etl_format_guid(g, gs);
     const char *name = etl_registry_provider_name(s, g);
+    if (!name)
+        name = etl_known_provider_name(g);
     etl_schema_cache_mf_absent(s->cache, g, id, version, ptr);
     s->stats.not_found++;
     return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "no schema for %.60s%s{%s} event id %u version %u: add its manifest to the manifest path",
@@ -793,13 +1028,15 @@ etl_status etl_registry_lookup(etl_registry *s, const etl_record *rec, const etl
     return etl_registry_lookup_key(s, &rec->provider, rec->event_id, rec->version, rec->pointer_size, out, err);
 }
 
-void etl_registry_foreach_file_event(const etl_registry *s, etl_registry_event_fn fn, void *ctx)
+void etl_registry_foreach_file_event(etl_registry *s, etl_registry_event_fn fn, void *ctx)
 {
     if (!s || !fn)
         return;
     const GPtrArray *files = s->sources[ETL_REGISTRY_FILE];
     for (guint i = 0; files && i < files->len; i++) {
-        const source *src = g_ptr_array_index(files, i);
+        source *src = g_ptr_array_index(files, i);
+        if (src->binary && !src->tried)
+            read_binary(s, src); /* every event is asked for: the binary is read now */
         for (uint32_t pi = 0; pi < etl_manifest_provider_count(src->m); pi++) {
             const etl_mf_provider *p = etl_manifest_provider(src->m, pi);
             for (uint32_t ei = 0; ei < p->event_count; ei++)
