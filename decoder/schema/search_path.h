@@ -1,7 +1,8 @@
 /* search_path.h - a search path of schema files walked: entries separated by
  * G_SEARCHPATH_SEPARATOR, each a file or a folder whose files of the wanted kind are taken in
- * byte-wise name order (strcmp).  One rule for every schema source read from files (manifests,
- * registry.c; WPP TMFs, tmf/tmf.c), with the same messages naming what went wrong. */
+ * byte-wise name order (strcmp), with messages naming what went wrong.  The WPP TMF path
+ * (tmf/tmf.c) walks with it; the manifest path (registry.c) has its own walk, which also takes
+ * provider binaries and "folder/..." trees, with the same flat-folder rule and messages. */
 #ifndef ETL_SEARCH_PATH_H
 #define ETL_SEARCH_PATH_H
 
