@@ -119,7 +119,6 @@ static void collect(const struct mem *m, trace *t)
         e->ext_off = pool_add(&t->exts, ext, rec.ext_count * sizeof ext[0]);
         rec.pmc = rec.pmc ? (const uint8_t *)(uintptr_t)(rec.pmc - rec.bytes) : NULL;
         rec.bytes = NULL;
-        rec.problem_text = NULL;
         e->head_off = pool_add(&t->heads, &rec, HEAD_SIZE);
     }
     drain_problems(r);
@@ -139,8 +138,6 @@ static inline void rebuild(const trace *t, const kev *e, etl_record *r)
         for (unsigned k = 0; k < e->ext_count; k++)
             r->ext[k].data = b + (uintptr_t)r->ext[k].data;
     }
-    r->problem = ETL_OK;
-    r->problem_text = NULL;
 }
 
 /* The decoder's one resolve call, as etldump and the dissector make it; starts the enumerator

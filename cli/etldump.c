@@ -49,6 +49,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "volumes.h"
 #include "wpp.h"
 #include "write_out.h"
 
@@ -242,13 +243,29 @@ static void field_key(json_out *j, const etl_item *it)
     json_key(j, etl_item_key(it, key, sizeof key));
 }
 
-static void write_fields(json_out *j, etl_fields *f)
+/* A key that etl_item_key may have returned in its own storage. */
+static void copy_key(char *dst, const char *src, size_t cap)
+{
+    if (src != dst)
+        snprintf(dst, cap, "%s", src);
+}
+
+/* Top-level string fields with a DOS form per record, at most (more are left out). */
+#define DOS_PATHS_MAX 16
+
+/* "fields", then "dos_paths": {field: DOS path} for the top-level string fields that are NT
+ * paths of a volume the trace maps (volumes.h), only when some field is. */
+static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, const etl_record *r)
 {
     enum { IN_OBJECT, IN_ARRAY };
     uint8_t in[ETL_SCHEMA_MAX_DEPTH + 1];
     int depth = 0;
     etl_item it, hole = {0};
     bool have_hole = false;
+    static char key[DOS_PATHS_MAX][ETL_ITEM_KEY_MAX];
+    static char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
+    static char text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
+    unsigned n_dos = 0;
     in[0] = IN_OBJECT;
     json_key(j, "fields");
     json_begin_object(j);
@@ -261,6 +278,15 @@ static void write_fields(json_out *j, etl_fields *f)
             if (in[depth] == IN_OBJECT)
                 field_key(j, &it);
             write_value(j, &it);
+            if (vol && depth == 0 && n_dos < DOS_PATHS_MAX && etl_volumes_count(vol)) {
+                etl_value v;
+                etl_value_decode(&it, &v, text, sizeof text);
+                if (v.kind == ETL_VALUE_STRING &&
+                    etl_volumes_dos_path(vol, r, v.str, v.str_len, dos[n_dos], sizeof dos[n_dos])) {
+                    copy_key(key[n_dos], etl_item_key(&it, key[n_dos], sizeof key[n_dos]), sizeof key[n_dos]);
+                    n_dos++;
+                }
+            }
             break;
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN:
@@ -298,6 +324,13 @@ static void write_fields(json_out *j, etl_fields *f)
             json_end_object(j);
     }
     json_end_object(j);
+    if (n_dos) {
+        json_key(j, "dos_paths");
+        json_begin_object(j);
+        for (unsigned i = 0; i < n_dos; i++)
+            json_key_string(j, key[i], dos[i]);
+        json_end_object(j);
+    }
     if (have_hole) {
         json_key(j, "fields_placeholder");
         json_begin_object(j);
@@ -347,6 +380,7 @@ typedef struct decode_ctx {
     etl_registry *schemas;       /* the decoder's registry */
     etl_procs *procs;            /* process/thread lifetimes from the pre-scan; NULL when none */
     etl_stack_links *links;      /* recent events, for StackWalk "stack_of" */
+    etl_volumes *volumes;        /* the trace's NT -> DOS volume mappings, from the pre-scan */
     /* keys already reported on stderr as having no schema (bounded) */
     struct missing_key {
         etl_guid provider;
@@ -444,7 +478,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     json_key_string(j, "event_name", res.event_name);
     if (res.kind == ETL_RESOLVE_TRACELOGGING) {
         write_tags(j, res.schema);
-        write_fields(j, &f);
+        write_fields(j, &f, d->volumes, r);
         return;
     }
     key_name(j, "task_name", res.task_name);
@@ -460,7 +494,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     if (res.older_version) {
         json_key_u64(j, "schema_version", res.schema_version);
     }
-    write_fields(j, &f);
+    write_fields(j, &f, d->volumes, r);
     if (st == ETL_RESOLVE_UNKNOWN_EVENT) {
         json_key(j, "event_unknown");
         json_bool(j, true);
@@ -602,9 +636,9 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
     for (unsigned i = 0; i < r->ext_count; i++)
         write_ext(j, &r->ext[i]);
     json_end_array(j);
-    if (r->problem != ETL_OK) {
-        json_key_string(j, "problem", r->problem_text);
-    }
+    etl_error problem;
+    if (etl_record_problem(r, &problem, NULL))
+        json_key_string(j, "problem", problem.message);
     uint64_t at;
     if (etl_stack_links_observe(d->links, d->procs, r, r->position, &at)) {
         json_key_u64(j, "stack_of", at);
@@ -712,7 +746,8 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
  * record decodes and is named whatever its position. */
 static etl_status prescan(decode_ctx *d, const char *path, etl_error *err)
 {
-    const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs) };
+    const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs),
+                                 etl_volumes_observer(d->volumes) };
     return etl_prescan_file(path, obs, sizeof obs / sizeof obs[0], err);
 }
 
@@ -754,6 +789,7 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
         etl_decoder_add_tmf_path(d->dec, etl_tmf_env_path());
     d->procs = etl_procs_new(d->schemas);
     d->links = etl_stack_links_new(0);
+    d->volumes = etl_volumes_new(d->schemas);
     etl_error perr;
     if (prescan(d, o->path, &perr) != ETL_OK)
         fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", o->path, perr.message);
@@ -763,6 +799,7 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
 static void decode_free(decode_ctx *d)
 {
     etl_stack_links_free(d->links);
+    etl_volumes_free(d->volumes);
     etl_procs_free(d->procs);
     etl_decoder_free(d->dec);
 }
@@ -925,10 +962,12 @@ static int read_trace(const etldump_options *o)
         report_problems(r, path, &dm);
         if (st != ETL_OK)
             break;
-        if (rec.problem != ETL_OK)
+        etl_error problem;
+        uint32_t at;
+        if (etl_record_problem(&rec, &problem, &at))
             fprintf(stderr, "etldump: %s: record at position %llu (buffer 0x%llx + 0x%x), byte %u: %s\n", path,
-                    (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset,
-                    rec.problem_offset, rec.problem_text);
+                    (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset, at,
+                    problem.message);
         if (o->verify && !verify_record(r, path, &rec))
             verify_failures++;
         if (o->summary)

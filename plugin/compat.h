@@ -43,12 +43,18 @@
 #error "etlshark needs Wireshark 4.0 or later"
 #endif
 
-/* ---- the capture's interface description (epan.h) ------------------------------------- */
-/* Wireshark 4.2 added the pcapng section number; etlshark captures have one section. */
+/* ---- the frame's interface description (epan.h) --------------------------------------- */
+/* The frame's own interface: a pcapng of several traces' frames has one interface per trace.
+ * Wireshark 4.2 added the pcapng section number. */
+#define etls_interface_id(pinfo)                                                                   \
+    ((pinfo)->rec != NULL && ((pinfo)->rec->presence_flags & WTAP_HAS_INTERFACE_ID)                \
+         ? (pinfo)->rec->rec_header.packet_header.interface_id : 0u)
 #if ETLS_WS_VER >= 402
-#define etls_interface_description(pinfo) epan_get_interface_description((pinfo)->epan, 0, 0)
+#define etls_interface_description(pinfo)                                                          \
+    epan_get_interface_description((pinfo)->epan, etls_interface_id(pinfo),                       \
+                                   (pinfo)->rec != NULL ? (pinfo)->rec->section_number : 0u)
 #else
-#define etls_interface_description(pinfo) epan_get_interface_description((pinfo)->epan, 0)
+#define etls_interface_description(pinfo) epan_get_interface_description((pinfo)->epan, etls_interface_id(pinfo))
 #endif
 
 /* ---- booleans of callback signatures ---------------------------------------------------- */

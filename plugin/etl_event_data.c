@@ -30,6 +30,7 @@
 #include "etl_frame.h"
 
 #include "etl_event_data.h"
+#include "etl_process.h"
 #include "etl_event_internal.h"
 #include "etl_fields.h"
 #include "etl_wsconv.h"
@@ -55,10 +56,12 @@ static int hf_etl_kv = -1;
 static int hf_etl_data_unsupported = -1;
 static int hf_etl_data_trailing = -1;
 static int hf_etl_data_raw = -1;
+static int hf_etl_manifest_problem = -1;
 
 static int ett_etl_data = -1;
 static int ett_etl_data_struct = -1;
 static int ett_etl_data_array = -1;
+static int ett_etl_manifest_problems = -1;
 
 static expert_field ei_etl_schema_error = EI_INIT;
 static expert_field ei_etl_field_unsupported = EI_INIT;
@@ -69,6 +72,8 @@ static expert_field ei_etl_mf_schema_error = EI_INIT;
 static expert_field ei_etl_unknown_event = EI_INIT;
 static expert_field ei_etl_older_version = EI_INIT;
 static expert_field ei_etl_classic_schema_error = EI_INIT;
+static expert_field ei_etl_manifest_error = EI_INIT;
+static expert_field ei_etl_manifest_warning = EI_INIT;
 static expert_field ei_etl_tmf_missing = EI_INIT;
 
 /* WPP messages without their TMF: the first frame of each hint (one per message GUID), so the
@@ -82,6 +87,8 @@ static char etls_message[65536];
  * any value of a record (records are < 64 KiB).  Dissection is single-threaded. */
 static char etls_scratch[ETL_VALUE_TEXT_CAP(65536)];
 static char etls_text[ETL_VALUE_TEXT_CAP(65536)];
+/* Scratch of an etl.kv text ("path=text"). */
+static GString *etls_kv;
 
 /* State of one event's walk. */
 typedef struct etls_walk {
@@ -91,6 +98,17 @@ typedef struct etls_walk {
     etls_event_summary *sum;
     unsigned info_fields;     /* fields already in sum->fields */
     bool untyped_noted;
+    const etl_record *rec;
+    /* What the frame's dissection needs, decided once per walk: nothing is built that no one
+     * sees.  `shown`: the tree is printed or displayed (labels); want_*: the hidden generic
+     * fields are shown or filtered on (proto_field_is_referenced); want_info: the Info column
+     * takes the first fields (there is a column and the frame is not a packet's). */
+    bool shown;
+    bool want_name;
+    bool want_value;
+    bool want_kv;
+    bool want_info;
+    GString *kv;              /* scratch of the etl.kv text */
 } etls_walk;
 
 typedef struct etls_level {
@@ -127,33 +145,78 @@ etls_utf8(wmem_allocator_t *pool, const char *s, size_t n)
     return out;
 }
 
-/* s[0..n) fit for one line of a label or column: control characters escaped, and cut (at a
- * character boundary, marked with ASCII "..." - U+2026 is mangled by Wireshark 4.0's CSV
- * export) after `max` bytes. */
+/* The same for a NUL-terminated name that outlives the frame's dissection (the session's, or
+ * in the record): itself when it is valid, which it nearly always is (Wireshark copies what
+ * it shows). */
 static const char *
-etls_one_line(wmem_allocator_t *pool, const char *s, size_t n, size_t max)
+etls_utf8_name(wmem_allocator_t *pool, const char *s)
 {
-    wmem_strbuf_t *b = wmem_strbuf_new(pool, "");
+    if (g_utf8_validate(s, -1, NULL))
+        return s;
+    return etls_utf8(pool, s, strlen(s));
+}
+
+/* Room etls_one_line_to needs for a cut at `max` bytes: the cut is made at the first character
+ * boundary at or past max, so the last character (escaped: 4 bytes) and "..." may follow. */
+#define ETLS_ONE_LINE_CAP(max) ((max) + 8u)
+
+/* s[0..n) fit for one line of a label or column, into out (ETLS_ONE_LINE_CAP(max) bytes,
+ * NUL-terminated; returns the length): control characters escaped, and cut (at a character
+ * boundary, marked with ASCII "..." - U+2026 is mangled by Wireshark 4.0's CSV export) after
+ * `max` bytes.  No allocation: it runs for every shown value. */
+static size_t
+etls_one_line_to(char *out, const char *s, size_t n, size_t max)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
 
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
 
-        if (wmem_strbuf_get_len(b) >= max && (c & 0xC0) != 0x80) {
-            wmem_strbuf_append(b, "...");
+        if (o >= max && (c & 0xC0) != 0x80) {
+            memcpy(out + o, "...", 3);
+            o += 3;
             break;
         }
-        if (c == '\n')
-            wmem_strbuf_append(b, "\\n");
-        else if (c == '\r')
-            wmem_strbuf_append(b, "\\r");
-        else if (c == '\t')
-            wmem_strbuf_append(b, "\\t");
-        else if (c < 0x20 || c == 0x7F)
-            wmem_strbuf_append_printf(b, "\\x%02x", c);
-        else
-            wmem_strbuf_append_c(b, (char)c);
+        if (c >= 0x20 && c != 0x7F) {
+            out[o++] = (char)c;
+            continue;
+        }
+        out[o++] = '\\';
+        if (c == '\n') {
+            out[o++] = 'n';
+        } else if (c == '\r') {
+            out[o++] = 'r';
+        } else if (c == '\t') {
+            out[o++] = 't';
+        } else {
+            out[o++] = 'x';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 0xF];
+        }
     }
-    return wmem_strbuf_get_str(b);
+    out[o] = '\0';
+    return o;
+}
+
+/* The same in pool memory. */
+static const char *
+etls_one_line(wmem_allocator_t *pool, const char *s, size_t n, size_t max)
+{
+    char *out = (char *)wmem_alloc(pool, ETLS_ONE_LINE_CAP(max));
+
+    etls_one_line_to(out, s, n, max);
+    return out;
+}
+
+/* The same appended to a column text. */
+static void
+etls_one_line_append(wmem_strbuf_t *b, const char *s, size_t n, size_t max)
+{
+    char out[ETLS_ONE_LINE_CAP(ETLS_INFO_VALUE_MAX)];
+
+    etls_one_line_to(out, s, n, max <= ETLS_INFO_VALUE_MAX ? max : ETLS_INFO_VALUE_MAX);
+    wmem_strbuf_append(b, out);
 }
 
 static proto_item *
@@ -209,15 +272,21 @@ etls_add_typed(proto_tree *tree, int hf, etls_ftype t, tvbuff_t *tvb, int off, i
     }
 }
 
-/* How an item is called in its label: its name, "_N" for a repeated name, "[i]" for an
- * array element. */
+/* How an item is called in its label: its name, "_N" for a repeated name (the step keeps it),
+ * "[i]" for an array element. */
 static const char *
-etls_label_name(wmem_allocator_t *pool, const etl_item *it)
+etls_label_name(wmem_allocator_t *pool, const etl_item *it, const etls_step *st)
 {
-    char buf[ETL_ITEM_KEY_MAX];
-    const char *key = etl_item_key(it, buf, sizeof buf);
-    const char *name = key[0] != '\0' ? etls_utf8(pool, key, strlen(key)) : "(unnamed)";
+    const char *name;
 
+    if (st != NULL) {
+        name = st->label;
+    } else {
+        char buf[ETL_ITEM_KEY_MAX];
+        const char *key = etl_item_key(it, buf, sizeof buf);
+
+        name = key[0] != '\0' ? etls_utf8(pool, key, strlen(key)) : "(unnamed)";
+    }
     if (it->is_element)
         return wmem_strdup_printf(pool, "%s[%u]", name, it->array_index);
     return name;
@@ -225,87 +294,117 @@ etls_label_name(wmem_allocator_t *pool, const etl_item *it)
 
 /* ---- values ------------------------------------------------------------------------------- */
 
-/* Everything a value gets besides its typed item: the label, the generic fields and its place
- * in the Info column.  `ti` is the typed item, NULL when the value has no typed field or when
- * nothing is shown (a tap or a filter dissecting without a visible tree); `refused` says the
- * registry gave no typed field, the one case worth an expert note. */
+/* A generated, hidden string item. */
 static void
-etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, bool refused,
-                  const etl_item *it, const etls_step *st, const char *text, size_t text_len,
-                  int off, int len)
+etls_add_hidden(proto_tree *tree, int hf, tvbuff_t *tvb, int off, int len, const char *s)
+{
+    proto_item *gi = proto_tree_add_string(tree, hf, tvb, off, len, s);
+
+    proto_item_set_hidden(gi);
+    proto_item_set_generated(gi);
+}
+
+/* Everything a value gets besides its typed item: the label, the generic fields and its place
+ * in the Info column.  `ti` is the typed item (NULL without a tree); `hf` < 0 says the
+ * registry gave no typed field, the one case worth an expert note.  `text` is the value's
+ * text, NUL-terminated at text_len, or NULL when the walk needs none (etls_walk). */
+static void
+etls_finish_value(etls_walk *w, proto_tree *tree, proto_item *ti, int hf, const etl_item *it,
+                  const etls_step *st, const char *text, size_t text_len, int off, int len)
 {
     wmem_allocator_t *pool = w->pinfo->pool;
     const char *path = st != NULL ? st->path : etls_utf8(pool, it->name, strlen(it->name));
-    const char *value = wmem_strndup(pool, text, text_len);
+    char line[ETLS_ONE_LINE_CAP(ETLS_LABEL_VALUE_MAX)];
     proto_item *gi;
 
-    if (ti != NULL) {
-        proto_item_set_text(ti, "%s: %s", etls_label_name(pool, it),
-                            etls_one_line(pool, text, text_len, ETLS_LABEL_VALUE_MAX));
+    if (hf >= 0) {
+        if (w->shown) {
+            etls_one_line_to(line, text, text_len, ETLS_LABEL_VALUE_MAX);
+            proto_item_set_text(ti, "%s: %s", etls_label_name(pool, it, st), line);
+        }
     } else {
         /* No typed field to be had (limit reached): the text is the visible item. */
-        gi = proto_tree_add_string_format(tree, hf_etl_field_value, w->tvb, off, len, value,
-                                          "%s: %s", etls_label_name(pool, it),
-                                          etls_one_line(pool, text, text_len,
-                                                        ETLS_LABEL_VALUE_MAX));
-        if (refused && !w->untyped_noted) {
+        etls_one_line_to(line, text, text_len, ETLS_LABEL_VALUE_MAX);
+        gi = proto_tree_add_string_format(tree, hf_etl_field_value, w->tvb, off, len, text,
+                                          "%s: %s", etls_label_name(pool, it, st), line);
+        if (!w->untyped_noted) {
             w->untyped_noted = true;
             expert_add_info(w->pinfo, gi, &ei_etl_field_untyped);
         }
     }
 
-    /* One-pass filtering on any field, whatever its type or whether it is registered yet. */
-    gi = proto_tree_add_string(tree, hf_etl_field_name, w->tvb, off, len, path);
-    proto_item_set_hidden(gi);
-    proto_item_set_generated(gi);
-    if (ti != NULL) {
-        gi = proto_tree_add_string(tree, hf_etl_field_value, w->tvb, off, len, value);
-        proto_item_set_hidden(gi);
-        proto_item_set_generated(gi);
+    /* One-pass filtering on any field, whatever its type or whether it is registered yet;
+     * built only when a tree shows them or a filter or column asks for them. */
+    if (w->want_name)
+        etls_add_hidden(tree, hf_etl_field_name, w->tvb, off, len, path);
+    if (hf >= 0 && w->want_value)
+        etls_add_hidden(tree, hf_etl_field_value, w->tvb, off, len, text);
+    if (w->want_kv) {
+        g_string_assign(w->kv, path);
+        g_string_append_c(w->kv, '=');
+        g_string_append(w->kv, text);
+        etls_add_hidden(tree, hf_etl_kv, w->tvb, off, len, w->kv->str);
     }
-    gi = proto_tree_add_string(tree, hf_etl_kv, w->tvb, off, len,
-                               wmem_strdup_printf(pool, "%s=%s", path, value));
-    proto_item_set_hidden(gi);
-    proto_item_set_generated(gi);
 
-    if (w->info_fields < ETLS_INFO_FIELDS) {
-        if (w->sum->fields == NULL)
-            w->sum->fields = wmem_strbuf_new(pool, "");
-        else
-            wmem_strbuf_append(w->sum->fields, ", ");
-        wmem_strbuf_append(w->sum->fields,
-                           etls_one_line(pool, path, strlen(path), ETLS_INFO_VALUE_MAX));
-        if (it->is_element)
-            wmem_strbuf_append_printf(w->sum->fields, "[%u]", it->array_index);
-        wmem_strbuf_append_printf(w->sum->fields, "=%s",
-                                  etls_one_line(pool, text, text_len, ETLS_INFO_VALUE_MAX));
-    } else if (w->info_fields == ETLS_INFO_FIELDS) {
-        wmem_strbuf_append(w->sum->fields, ", ...");
+    if (w->want_info) {
+        if (w->info_fields < ETLS_INFO_FIELDS) {
+            if (w->sum->fields == NULL)
+                w->sum->fields = wmem_strbuf_new(pool, "");
+            else
+                wmem_strbuf_append(w->sum->fields, ", ");
+            etls_one_line_append(w->sum->fields, path, strlen(path), ETLS_INFO_VALUE_MAX);
+            if (it->is_element)
+                wmem_strbuf_append_printf(w->sum->fields, "[%u]", it->array_index);
+            wmem_strbuf_append_c(w->sum->fields, '=');
+            etls_one_line_append(w->sum->fields, text, text_len, ETLS_INFO_VALUE_MAX);
+        } else if (w->info_fields == ETLS_INFO_FIELDS) {
+            wmem_strbuf_append(w->sum->fields, ", ...");
+        }
     }
     w->info_fields++;
+}
+
+/* Does this value need its text?  The label of a shown tree, the generic fields when they
+ * are built, the first fields of the Info column, and a value without a typed field (its
+ * text is its item). */
+static bool
+etls_value_needs_text(const etls_walk *w, int hf)
+{
+    return hf < 0 || w->shown || w->want_value || w->want_kv ||
+           (w->want_info && w->info_fields < ETLS_INFO_FIELDS);
 }
 
 static void
 etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st)
 {
     etl_value v;
-    size_t text_len;
+    size_t text_len = 0;
     etls_ftype t;
     int hf;
     int off = w->payload_off + (int)it->offset;
     int len = (int)it->wire_size;
     proto_item *ti = NULL;
+    const char *text = NULL;
 
     etl_value_decode(it, &v, etls_scratch, sizeof etls_scratch);
-    /* A mapped value (manifests' valueMap/bitMap) shows its names; the typed value stays the
-     * number. */
-    if (it->map == NULL || !etl_value_map_text(it, &v, etls_text, sizeof etls_text, &text_len))
-        text_len = etl_value_text(&v, etls_text, sizeof etls_text);
     t = etls_ftype_of(&v);
     hf = etls_step_hf(st, t);
-    if (hf >= 0)
+    if (etls_value_needs_text(w, hf)) {
+        /* A mapped value (manifests' valueMap/bitMap) shows its names; the typed value stays
+         * the number. */
+        if (it->map == NULL ||
+            !etl_value_map_text(it, &v, etls_text, sizeof etls_text - 1, &text_len))
+            text_len = etl_value_text(&v, etls_text, sizeof etls_text - 1);
+        etls_text[text_len] = '\0';
+        text = etls_text;
+    }
+    /* A typed item nobody sees or filters on would be faked by Wireshark anyway; skipping it
+     * saves copying its value (strings). */
+    if (hf >= 0 && proto_field_is_referenced(tree, hf))
         ti = etls_add_typed(tree, hf, t, w->tvb, off, len, &v, w->pinfo->pool);
-    etls_finish_value(w, tree, ti, hf < 0, it, st, etls_text, text_len, off, len);
+    etls_finish_value(w, tree, ti, hf, it, st, text, text_len, off, len);
+    if (v.kind == ETL_VALUE_STRING && it->depth == 0)
+        etls_process_dos_path(tree, w->tvb, w->pinfo, w->rec, off, len, v.str, v.str_len);
 }
 
 static void
@@ -359,7 +458,8 @@ etls_walk_fields(etls_walk *w, etl_fields *f, etls_schema_steps *ss, proto_tree 
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN: {
             etls_step *st = etls_step_for(ss, &it, lv->step);
-            const char *label = etls_label_name(w->pinfo->pool, &it);
+            /* a label only for a tree that is shown */
+            const char *label = w->shown ? etls_label_name(w->pinfo->pool, &it, st) : "";
             proto_item *ci;
             proto_tree *ct;
 
@@ -431,7 +531,7 @@ etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
 
     switch (res->provider_name_from) {
     case ETL_NAME_TRAITS:
-        name = etls_utf8(pinfo->pool, res->provider_name, strlen(res->provider_name));
+        name = etls_utf8_name(pinfo->pool, res->provider_name);
         proto_tree_add_string(tree, hf_etl_provider_name, tvb,
                               etls_offset_in_record(rec, res->provider_name_bytes),
                               (int)res->provider_name_bytes_len, name);
@@ -440,7 +540,7 @@ etls_provider_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const et
     case ETL_NAME_SCHEMA:
     case ETL_NAME_REGISTRY:
     case ETL_NAME_KNOWN: /* the library's well-known table: the same whatever the frame order */
-        name = etls_utf8(pinfo->pool, res->provider_name, strlen(res->provider_name));
+        name = etls_utf8_name(pinfo->pool, res->provider_name);
         break;
     default:
         if (!rec->has_provider)
@@ -471,7 +571,7 @@ etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_r
 {
     proto_item *ti;
 
-    sum->event_name = etls_utf8(pinfo->pool, res->event_name, strlen(res->event_name));
+    sum->event_name = etls_utf8_name(pinfo->pool, res->event_name);
     if (res->event_name_bytes != NULL) {
         proto_tree_add_string(tree, hf_etl_event_name, tvb,
                               etls_offset_in_record(rec, res->event_name_bytes),
@@ -487,7 +587,8 @@ etls_event_name(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_r
 /* The "Event data" subtree over the payload, walked from `f`. */
 static void
 etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl_record *rec,
-                    etl_fields *f, const etl_schema *schema, etls_event_summary *sum)
+                    etl_fields *f, const etl_schema *schema, etls_event_summary *sum,
+                    bool want_info)
 {
     etls_walk w;
     proto_item *data_item;
@@ -498,10 +599,17 @@ etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     data_tree = proto_item_add_subtree(data_item, ett_etl_data);
     w.tvb = tvb;
     w.pinfo = pinfo;
+    w.rec = rec;
     w.payload_off = (int)rec->payload_offset;
     w.sum = sum;
     w.info_fields = 0;
     w.untyped_noted = false;
+    w.shown = tree != NULL && PTREE_DATA(tree)->visible;
+    w.want_name = proto_field_is_referenced(tree, hf_etl_field_name);
+    w.want_value = proto_field_is_referenced(tree, hf_etl_field_value);
+    w.want_kv = proto_field_is_referenced(tree, hf_etl_kv);
+    w.want_info = want_info;
+    w.kv = etls_kv;
     etls_walk_fields(&w, f, etls_steps_of(schema), data_tree, data_item);
 
     /* Fields met for the first time go to the store now (at most once a second), so even a
@@ -516,7 +624,7 @@ etls_add_name(tvbuff_t *tvb, proto_tree *tree, int hf, packet_info *pinfo, const
 
     if (v == NULL)
         return;
-    ti = proto_tree_add_string(tree, hf, tvb, 0, 0, etls_utf8(pinfo->pool, v, strlen(v)));
+    ti = proto_tree_add_string(tree, hf, tvb, 0, 0, etls_utf8_name(pinfo->pool, v));
     proto_item_set_generated(ti); /* from the manifest, not from the record */
 }
 
@@ -592,7 +700,7 @@ etls_add_unknown_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 static void
 etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                       const etl_record *rec, const etl_resolved *res, etl_fields *f,
-                      etls_event_summary *sum)
+                      etls_event_summary *sum, bool want_info)
 {
     proto_item *ti;
 
@@ -616,11 +724,16 @@ etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                                (unsigned)rec->version, res->event_name,
                                (unsigned)res->schema_version);
     }
-    if (res->has_message) {
+    /* The message is rendered from every field: only for a tree that shows it, a filter on
+     * it, or the Info column of a WPP message (its text). */
+    if (res->has_message && (proto_field_is_referenced(tree, hf_etl_message) ||
+                             (res->kind == ETL_RESOLVE_WPP && want_info))) {
         size_t n = etl_decoder_message(etls_event_decoder(), rec, res, etls_message,
                                        sizeof etls_message);
 
-        const char *text = etls_utf8(pinfo->pool, etls_message, n);
+        /* (the session's buffer itself when it is valid UTF-8: Wireshark copies it) */
+        const char *text = strlen(etls_message) == n ? etls_utf8_name(pinfo->pool, etls_message)
+                                                     : etls_utf8(pinfo->pool, etls_message, n);
 
         ti = proto_tree_add_string(tree, hf_etl_message, tvb, (int)rec->payload_offset,
                                    (int)rec->payload_size, text);
@@ -628,14 +741,14 @@ etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
         if (res->kind == ETL_RESOLVE_WPP)
             sum->message = etls_one_line(pinfo->pool, text, strlen(text), 1024);
     }
-    etls_add_event_data(tvb, pinfo, tree, rec, f, res->schema, sum);
+    etls_add_event_data(tvb, pinfo, tree, rec, f, res->schema, sum, want_info);
 }
 
 /* Every record: the decoder resolves it (resolve.h) - schema, names, status - and this only
  * shows the answer. */
 void
 etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                        const etl_record *rec, etls_event_summary *sum)
+                        const etl_record *rec, etls_event_summary *sum, bool want_info)
 {
     etl_resolved res;
     etl_fields f;
@@ -662,10 +775,40 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     }
     if (res.kind == ETL_RESOLVE_TRACELOGGING) {
         etls_event_name(tvb, pinfo, tree, rec, &res, sum);
-        etls_add_event_data(tvb, pinfo, tree, rec, &f, res.schema, sum);
+        etls_add_event_data(tvb, pinfo, tree, rec, &f, res.schema, sum, want_info);
         return;
     }
-    etls_add_schema_event(tvb, pinfo, tree, rec, &res, &f, sum);
+    etls_add_schema_event(tvb, pinfo, tree, rec, &res, &f, sum, want_info);
+}
+
+/* The open file's manifest problems (etl_event_internal.h) on its first frame: one item and
+ * one expert info each, so the GUI's Expert Information (and the status bar's expert
+ * indicator) say why events do not decode; stderr has them too. */
+void
+etls_event_data_problems(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    guint n = etls_manifest_problem_count();
+    proto_item *pi;
+    proto_tree *pt;
+
+    if (n == 0 || pinfo->num != 1)
+        return;
+    pt = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_etl_manifest_problems, &pi,
+                                       "Manifest problems: %u", n);
+    proto_item_set_generated(pi);
+    for (guint i = 0; i < n; i++) {
+        bool error;
+        const char *msg = etls_manifest_problem(i, &error);
+        proto_item *ti = proto_tree_add_string(pt, hf_etl_manifest_problem, tvb, 0, 0, msg);
+
+        proto_item_set_generated(ti);
+        if (error)
+            expert_add_info_format(pinfo, ti, &ei_etl_manifest_error,
+                                   "Manifest error: %s (preference etl.manifest_path or "
+                                   ETL_REGISTRY_ENV ")", msg);
+        else
+            expert_add_info_format(pinfo, ti, &ei_etl_manifest_warning, "Manifests: %s", msg);
+    }
 }
 
 void
@@ -704,11 +847,14 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Payload bytes after the last field the schema describes", HFILL } },
         { &hf_etl_data_raw, { "Raw payload", "etl.data_raw", FT_BYTES, BASE_NONE, NULL, 0x0,
             "Payload of an event no source describes (etl.expert.unknown_event)", HFILL } },
+        { &hf_etl_manifest_problem, { "Manifest problem", "etl.manifest_problem", FT_STRING, BASE_NONE, NULL, 0x0,
+            "A problem with the manifests of the search path or the schemas the trace carries, on the first frame", HFILL } },
     };
     static int *ett[] = {
         &ett_etl_data,
         &ett_etl_data_struct,
         &ett_etl_data_array,
+        &ett_etl_manifest_problems,
     };
     static ei_register_info ei[] = {
         { &ei_etl_schema_error, { "etl.expert.schema_error", PI_MALFORMED, PI_ERROR,
@@ -729,10 +875,16 @@ etls_event_data_register(int proto, expert_module_t *expert)
             "Unknown version of a known event: decoded with the highest lower version's layout", EXPFILL } },
         { &ei_etl_classic_schema_error, { "etl.expert.classic_schema_error", PI_UNDECODED, PI_WARN,
             "The kernel event's schema cannot be had (out of memory or cache limit)", EXPFILL } },
+        { &ei_etl_manifest_error, { "etl.expert.manifest_error", PI_UNDECODED, PI_ERROR,
+            "A manifest path entry is missing or a manifest does not parse: its events are not decoded", EXPFILL } },
+        { &ei_etl_manifest_warning, { "etl.expert.manifest_warning", PI_UNDECODED, PI_WARN,
+            "Manifests disagree about events, or a schema the trace carries was refused", EXPFILL } },
         { &ei_etl_tmf_missing, { "etl.expert.tmf_missing", PI_UNDECODED, PI_NOTE,
             "No TMF describes the WPP message GUID (noted on its first message); add it with etl.tmf_path or ETLSHARK_TMF_PATH", EXPFILL } },
     };
     etls_proto = proto;
+    if (etls_kv == NULL)
+        etls_kv = g_string_sized_new(256);
     etls_tmf_missing_first = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
     proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
     proto_register_subtree_array(ett, G_N_ELEMENTS(ett));

@@ -66,13 +66,21 @@ void etls_event_data_register(int proto, expert_module_t *expert);
  * events; without one, the schemas of this record. */
 void etls_event_data_record(packet_info *pinfo, const etl_record *rec);
 
+/* On the file's first frame: the problems of its manifests and carried schemas (a missing
+ * path entry, a manifest that does not parse, two manifests that disagree), one item and
+ * expert info each (etl.manifest_problem, etl.expert.manifest_error/_warning). */
+void etls_event_data_problems(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree);
+
 /* The open capture file's schema registry (NULL before the first file or when out of memory). */
 struct etl_registry;
 struct etl_registry *etls_event_data_schemas(void);
 
 /* Dissect what the decoder resolves for any record (resolve.h: nothing for records without a
- * schema path, e.g. WPP) into `tree`; fills *sum (except sum->process: etl_process.h). */
+ * schema path, e.g. WPP) into `tree`; fills *sum (except sum->process: etl_process.h;
+ * sum->fields only when `want_info`, i.e. the Info column will show them).  Only what is
+ * seen is built: labels for a shown tree, the hidden generic fields and the message when
+ * shown or referenced by a filter or column, typed items when referenced. */
 void etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                             const etl_record *rec, etls_event_summary *sum);
+                             const etl_record *rec, etls_event_summary *sum, bool want_info);
 
 #endif /* ETLSHARK_ETL_EVENT_DATA_H */

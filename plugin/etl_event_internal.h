@@ -32,6 +32,7 @@
 typedef struct etls_step {
     char *path;     /* display path: names joined by '.', "_N" for the Nth same-named member */
     char *key;      /* the path sanitised for an abbreviation (etl_fields.h) */
+    char *label;    /* the item's own name in its tree label (valid UTF-8; "(unnamed)") */
     int hf;         /* typed field of the last value, -1 when it has none */
     int type;       /* etls_ftype of hf, -1 before the first value */
 } etls_step;
@@ -72,8 +73,13 @@ void etls_register_shutdown(void);
 
 /* The preference etl.manifest_path ("" when unset). */
 const char *etls_pref_manifest_path(void);
-/* The registry's messages, once each per process. */
+/* The registry's messages: on stderr once each per process, and kept for the open file. */
 void etls_schemas_report(void *ctx, etl_registry_severity severity, const char *message);
+/* The open file's registry problems (a missing path entry, a manifest that does not parse, two
+ * manifests that disagree, a refused carried schema), each once: how many, and the i-th with
+ * whether it is an error (else a warning). */
+guint etls_manifest_problem_count(void);
+const char *etls_manifest_problem(guint i, bool *error);
 /* The search path in precedence order: the preference, then the environment. */
 void etls_add_manifest_paths(etl_registry *s);
 /* The preference etl.tmf_path ("" when unset), and the TMF path in precedence order (the

@@ -37,6 +37,57 @@ static bool etls_observe;
 /* Registry messages already reported (each manifest problem once per process, not per file). */
 static GHashTable *etls_reported;
 #define ETLS_REPORTED_MAX 1000u
+/* The open capture file's registry problems, each once, in the order reported, for the expert
+ * infos of its first frame (someone who started Wireshark from a menu sees no stderr). */
+typedef struct etls_problem {
+    bool error;
+    char *message;
+} etls_problem;
+static GArray *etls_file_problems;
+#define ETLS_FILE_PROBLEMS_MAX 64u
+
+static void
+etls_file_problems_reset(bool again)
+{
+    if (etls_file_problems != NULL) {
+        for (guint i = 0; i < etls_file_problems->len; i++)
+            g_free(g_array_index(etls_file_problems, etls_problem, i).message);
+        g_array_free(etls_file_problems, TRUE);
+        etls_file_problems = NULL;
+    }
+    if (again)
+        etls_file_problems = g_array_new(FALSE, FALSE, sizeof(etls_problem));
+}
+
+static void
+etls_file_problem_add(etl_registry_severity severity, const char *message)
+{
+    etls_problem pr;
+
+    if (etls_file_problems == NULL || etls_file_problems->len >= ETLS_FILE_PROBLEMS_MAX)
+        return;
+    for (guint i = 0; i < etls_file_problems->len; i++)
+        if (strcmp(g_array_index(etls_file_problems, etls_problem, i).message, message) == 0)
+            return;
+    pr.error = severity == ETL_REGISTRY_ERROR;
+    pr.message = g_strdup(message);
+    g_array_append_val(etls_file_problems, pr);
+}
+
+guint
+etls_manifest_problem_count(void)
+{
+    return etls_file_problems != NULL ? etls_file_problems->len : 0;
+}
+
+const char *
+etls_manifest_problem(guint i, bool *error)
+{
+    const etls_problem *pr = &g_array_index(etls_file_problems, etls_problem, i);
+
+    *error = pr->error;
+    return pr->message;
+}
 const char *
 etls_pref_manifest_path(void)
 {
@@ -56,13 +107,14 @@ etls_event_decoder(void)
 }
 
 /* The registry's messages (a manifest that does not parse: "file:line: reason"; two files
- * disagreeing about an event; a refused schema record), once each per process: the manifests
- * are read again for every capture file. */
+ * disagreeing about an event; a refused schema record): on stderr once each per process (the
+ * manifests are read again for every capture file), and for the open file's first frame. */
 void
 etls_schemas_report(void *ctx _U_, etl_registry_severity severity, const char *message)
 {
     if (severity == ETL_REGISTRY_INFO)
         return;
+    etls_file_problem_add(severity, message);
     if (etls_reported == NULL)
         etls_reported = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     if (g_hash_table_contains(etls_reported, message))
@@ -146,6 +198,7 @@ etls_event_data_record(packet_info *pinfo, const etl_record *rec)
 static void
 etls_event_data_init(void)
 {
+    etls_file_problems_reset(true);
     etls_decoder = etl_decoder_new(etls_schemas_report, NULL);
     if (etls_decoder == NULL)
         ws_warning("etlshark: out of memory for the schema cache; event fields are not "
@@ -168,6 +221,7 @@ etls_event_data_cleanup(void)
     etls_decoder = NULL;
     etls_schemas = NULL;
     etls_fields_save(true);
+    etls_file_problems_reset(false);
 }
 
 static void

@@ -87,6 +87,7 @@ etls_free_schema_steps(gpointer p)
     for (uint32_t i = 0; i < ss->count; i++) {
         g_free(ss->step[i].path);
         g_free(ss->step[i].key);
+        g_free(ss->step[i].label);
     }
     g_free(ss);
 }
@@ -148,6 +149,17 @@ etls_step_for(etls_schema_steps *ss, const etl_item *it, const etls_step *parent
     st = &ss->step[it->step];
     if (st->path != NULL)
         return st;
+    {
+        char buf[ETL_ITEM_KEY_MAX];
+        const char *name = etl_item_key(it, buf, sizeof buf); /* "_N" on a repeated name */
+        GString *label = g_string_new(NULL);
+
+        if (name[0] != '\0')
+            etls_append_utf8(label, name);
+        else
+            g_string_append(label, "(unnamed)");
+        st->label = g_string_free(label, FALSE);
+    }
     if (it->is_element && parent != NULL) {
         /* Elements share their array's name: one field, many occurrences. */
         st->path = g_strdup(parent->path);

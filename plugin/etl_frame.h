@@ -63,7 +63,7 @@
  *     0    1 kind      ETLS_NOTE_READER: a damage report the reader queued (etl_reader_next_
  *                      problem) since the previous frame, e.g. a skipped damaged buffer;
  *                      ETLS_NOTE_RECORD: a problem framing this record that did not stop it
- *                      (etl_record.problem / problem_text)
+ *                      (etl_record_problem)
  *     1    1 reserved  zero
  *     2    2 text_len  bytes of text (UTF-8, no terminating NUL)
  *     4    4 status    etl_status code of the report (signed)

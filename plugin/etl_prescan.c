@@ -9,6 +9,7 @@
 
 #include <epan/epan.h>
 #include <epan/packet.h>
+#include <wiretap/wtap.h> /* wtap_rec: the frame's interface (compat.h) */
 
 #include "prescan.h"
 
@@ -17,20 +18,34 @@
 
 static const etls_prescan_client *etls_clients[ETL_PRESCAN_MAX_OBSERVERS];
 static unsigned etls_client_count;
-/* The open capture file was prescanned (or could not be: its clients stream). */
-static bool etls_done;
+/* The traces of the open capture file already prescanned (or that could not be: their clients
+ * stream), by etls_trace_key; a pcapng of several traces' frames names each in its frames'
+ * interface, and each is prescanned at its first frame. */
+static GHashTable *etls_done;
+/* The trace being prescanned, while the clients are asked for their observers. */
+static const char *etls_scanning;
 
 static void
 etls_prescan_init(void)
 {
-    etls_done = false;
+    etls_done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void
+etls_prescan_cleanup(void)
+{
+    if (etls_done != NULL)
+        g_hash_table_destroy(etls_done);
+    etls_done = NULL;
 }
 
 void
 etls_prescan_register(const etls_prescan_client *c)
 {
-    if (etls_client_count == 0)
+    if (etls_client_count == 0) {
         register_init_routine(etls_prescan_init);
+        register_cleanup_routine(etls_prescan_cleanup);
+    }
     if (etls_client_count < G_N_ELEMENTS(etls_clients))
         etls_clients[etls_client_count++] = c;
     else
@@ -51,33 +66,49 @@ etls_trace_path(packet_info *pinfo)
     return NULL;
 }
 
+const char *
+etls_trace_key(packet_info *pinfo)
+{
+    const char *path = etls_trace_path(pinfo);
+
+    return path != NULL ? path : "";
+}
+
+const char *
+etls_prescan_scanning(void)
+{
+    return etls_scanning;
+}
+
 void
 etls_prescan_once(packet_info *pinfo)
 {
     etl_observer obs[G_N_ELEMENTS(etls_clients)];
     const etls_prescan_client *who[G_N_ELEMENTS(etls_clients)];
-    const char *path;
+    const char *key = etls_trace_key(pinfo);
+    char *owned;
     unsigned n = 0;
 
-    if (etls_done)
+    if (etls_done == NULL || g_hash_table_contains(etls_done, key))
         return;
-    etls_done = true;
+    owned = g_strdup(key);
+    g_hash_table_add(etls_done, owned);
+    etls_scanning = owned;
     for (unsigned i = 0; i < etls_client_count; i++)
         if (etls_clients[i]->observer(&obs[n]))
             who[n++] = etls_clients[i];
-    if (n == 0)
-        return;
-    path = etls_trace_path(pinfo);
-    if (path != NULL) {
+    if (n > 0 && owned[0] != '\0') {
         etl_error err;
 
         memset(&err, 0, sizeof err);
-        if (etl_prescan_file(path, obs, n, &err) == ETL_OK)
-            return;
-        ws_warning("etlshark: %s: reading the trace before its first frame: %s; schemas and "
-                   "processes are taken from the frames as they are dissected instead", path,
-                   err.message);
+        if (etl_prescan_file(owned, obs, n, &err) == ETL_OK)
+            n = 0;
+        else
+            ws_warning("etlshark: %s: reading the trace before its first frame: %s; schemas and "
+                       "processes are taken from the frames as they are dissected instead", owned,
+                       err.message);
     }
     for (unsigned i = 0; i < n; i++)
         who[i]->stream();
+    etls_scanning = NULL;
 }

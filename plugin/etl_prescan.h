@@ -4,7 +4,7 @@
  *
  * Parts of the dissector that need the whole trace before its first frame (the schemas it
  * carries: etl_event_data.c; process and thread lifetimes: etl_process.c) each register a
- * client at protocol registration.  At the file's first frame (whichever part sees it first
+ * client at protocol registration.  At the trace's first frame (whichever part sees it first
  * calls etls_prescan_once) every client is asked for its observer of the file, and the
  * decoder's one pass (prescan.h) reads the file once, feeding them all.  The file is named by
  * the reader in the interface description (etl_frame.h ETLS_IDB_TRACE_PREFIX); when there is
@@ -31,8 +31,19 @@ typedef struct etls_prescan_client {
  * order their clients registered. */
 void etls_prescan_register(const etls_prescan_client *c);
 
-/* Run the prescan of the capture file, once per file (later calls return at once). */
+/* Run the prescan of the frame's trace, once per trace of the capture file (later calls for
+ * the same trace return at once).  A capture file holds several traces when it is a pcapng of
+ * the frames of several .etl files (mergecap): each frame's interface names its trace, and the
+ * clients are asked for an observer once per trace (etls_prescan_scanning says which), so each
+ * trace's schemas and processes are read from its own file. */
 void etls_prescan_once(packet_info *pinfo);
+
+/* While a client's observer or stream function runs: the key (etls_trace_key) of the trace
+ * being prescanned; else NULL. */
+const char *etls_prescan_scanning(void);
+
+/* The frame's trace: its path, or "" when its interface names none. */
+const char *etls_trace_key(packet_info *pinfo);
 
 /* The capture file's path from the interface description the reader wrote
  * (ETLS_IDB_TRACE_PREFIX), or NULL (a pipe, a file from elsewhere). */

@@ -19,6 +19,7 @@
 #include "procs.h"
 #include "registry.h"
 #include "stack_links.h"
+#include "volumes.h"
 
 #include "etl_event_data.h"
 #include "etl_prescan.h"
@@ -34,14 +35,23 @@ static int hf_etl_process_pid = -1;
 static int hf_etl_process_tid = -1;
 static int hf_etl_stack_of = -1;
 static int hf_etl_stack_frame = -1;
+static int hf_etl_dos_path = -1;
 
-/* The open capture file's process table (NULL before its first frame, or when the decoder
- * could not make one). */
-static etl_procs *etls_procs;
-/* Events of the first pass by (raw timestamp, thread), to find a stack walk's event. */
-static etl_stack_links *etls_links;
-/* No prescan of this file: the first pass feeds the table. */
-static bool etls_feed;
+/* One trace's process table and stack links.  A capture file holds one trace, or several (a
+ * pcapng of the frames of several .etl files): each trace's processes name its own frames only,
+ * so two traces' same pid keep their own names. */
+typedef struct etls_trace_procs {
+    etl_procs *procs;
+    etl_volumes *volumes; /* its NT -> DOS volume mappings */
+    /* events of the first pass by (raw timestamp, thread), to find a stack walk's event */
+    etl_stack_links *links;
+    /* no prescan of this trace: the first pass feeds the table */
+    bool feed;
+} etls_trace_procs;
+
+/* The open capture file's traces by etls_trace_key (etl_prescan.h); a trace is added at its
+ * first frame, absent when the decoder could not make its table. */
+static GHashTable *etls_traces;
 /* Frame number of an event -> wmem_array_t of the StackWalk frames that carry its stack
  * (file scope: reset per capture file). */
 static wmem_map_t *etls_stacks_of_event;
@@ -50,29 +60,55 @@ static wmem_map_t *etls_stacks_of_event;
 typedef struct etls_frame_ctx {
     uint32_t pid;         /* ETL_NO_ID when not known */
     uint32_t tid;         /* ETL_NO_ID when not known */
-    const char *name;     /* owned by etls_procs (lives as long as the file); NULL if unnamed */
+    const char *name;     /* owned by the trace's etl_procs (lives as long as the file); NULL if unnamed */
     bool pid_from_thread;
     uint32_t stack_of;    /* StackWalk events: the frame of their event; 0 when none */
 } etls_frame_ctx;
 
-/* The prescan's client (etl_prescan.h): the file's process table, fed by the prescan. */
+static void
+etls_trace_procs_free(gpointer p)
+{
+    etls_trace_procs *t = (etls_trace_procs *)p;
+
+    etl_stack_links_free(t->links);
+    etl_volumes_free(t->volumes);
+    etl_procs_free(t->procs);
+    g_free(t);
+}
+
+/* Everything of a trace that records name: its processes and its volume mappings. */
+static void
+etls_trace_observe(void *ctx, const etl_record *rec)
+{
+    etls_trace_procs *t = (etls_trace_procs *)ctx;
+
+    etl_procs_observe(t->procs, rec);
+    etl_volumes_observe(t->volumes, rec);
+}
+
+/* The prescan's client (etl_prescan.h): the process table of the trace being prescanned. */
 static bool
 etls_procs_observer(etl_observer *out)
 {
     etl_registry *schemas = etls_event_data_schemas();
+    const char *key = etls_prescan_scanning();
+    etls_trace_procs *t;
 
-    if (schemas == NULL)
+    if (schemas == NULL || key == NULL || etls_traces == NULL)
         return false;
-    etls_procs = etl_procs_new(schemas);
-    etls_links = etl_stack_links_new(0);
-    if (etls_procs == NULL || etls_links == NULL) {
+    t = g_new0(etls_trace_procs, 1);
+    t->procs = etl_procs_new(schemas);
+    t->links = etl_stack_links_new(0);
+    t->volumes = etl_volumes_new(schemas);
+    if (t->procs == NULL || t->links == NULL || t->volumes == NULL) {
         ws_warning("etlshark: out of memory for the process table; process names and stack "
                    "links are not shown");
-        etl_procs_free(etls_procs);
-        etls_procs = NULL;
+        etls_trace_procs_free(t);
         return false;
     }
-    *out = etl_procs_observer(etls_procs);
+    g_hash_table_insert(etls_traces, g_strdup(key), t);
+    out->observe = etls_trace_observe;
+    out->ctx = t;
     return true;
 }
 
@@ -80,14 +116,19 @@ etls_procs_observer(etl_observer *out)
 static void
 etls_procs_stream(void)
 {
-    etls_feed = true;
+    const char *key = etls_prescan_scanning();
+    etls_trace_procs *t = key != NULL && etls_traces != NULL
+                              ? (etls_trace_procs *)g_hash_table_lookup(etls_traces, key) : NULL;
+
+    if (t != NULL)
+        t->feed = true;
 }
 
 static const etls_prescan_client etls_procs_client = { etls_procs_observer, etls_procs_stream };
 
 /* The first pass over a frame: its process, and the stack-walk link. */
 static etls_frame_ctx *
-etls_first_pass(packet_info *pinfo, const etl_record *rec)
+etls_first_pass(etls_trace_procs *t, packet_info *pinfo, const etl_record *rec)
 {
     etls_frame_ctx *fc = wmem_new0(wmem_file_scope(), etls_frame_ctx);
     etl_proc_info info;
@@ -95,9 +136,9 @@ etls_first_pass(packet_info *pinfo, const etl_record *rec)
 
     fc->pid = ETL_NO_ID;
     fc->tid = ETL_NO_ID;
-    if (etls_feed)
-        etl_procs_observe(etls_procs, rec);
-    if (etl_procs_lookup(etls_procs, rec, &info)) {
+    if (t->feed)
+        etls_trace_observe(t, rec);
+    if (etl_procs_lookup(t->procs, rec, &info)) {
         fc->pid = info.pid;
         fc->tid = info.tid;
         fc->name = info.name;
@@ -105,7 +146,7 @@ etls_first_pass(packet_info *pinfo, const etl_record *rec)
     }
 
     /* frame numbers as ids: 0 is no frame, and a walk links back, never forward */
-    if (etl_stack_links_observe(etls_links, etls_procs, rec, pinfo->num, &target) && target != 0 &&
+    if (etl_stack_links_observe(t->links, t->procs, rec, pinfo->num, &target) && target != 0 &&
         target < pinfo->num) {
         wmem_array_t *walks;
 
@@ -127,18 +168,32 @@ etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
                     etls_event_summary *sum)
 {
     etls_frame_ctx *fc;
+    etls_trace_procs *t;
     wmem_array_t *walks;
     proto_item *ti;
 
     etls_prescan_once(pinfo);
-    if (etls_procs == NULL)
+    t = etls_traces != NULL ? (etls_trace_procs *)g_hash_table_lookup(etls_traces, etls_trace_key(pinfo)) : NULL;
+    if (t == NULL)
         return;
     fc = (etls_frame_ctx *)p_get_proto_data(wmem_file_scope(), pinfo, etls_proto,
                                             ETLS_PDATA_PROCESS);
     if (fc == NULL) {
         if (PINFO_FD_VISITED(pinfo))
             return; /* not seen in a first pass (cannot happen: every frame gets one) */
-        fc = etls_first_pass(pinfo, rec);
+        fc = etls_first_pass(t, pinfo, rec);
+    } else if (t->feed) {
+        /* No prescan (a pcapng whose trace is not at hand): the first pass filled the table
+         * from the frames, so later passes (tshark -2, the GUI) name each frame from all of
+         * them - rundowns at the end of the trace included. */
+        etl_proc_info info;
+
+        if (etl_procs_lookup(t->procs, rec, &info)) {
+            fc->pid = info.pid;
+            fc->tid = info.tid;
+            fc->name = info.name;
+            fc->pid_from_thread = info.pid_from_thread;
+        }
     }
 
     if (fc->pid != ETL_NO_ID) {
@@ -174,21 +229,36 @@ etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     }
 }
 
+void
+etls_process_dos_path(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const etl_record *rec,
+                      int off, int len, const char *s, size_t n)
+{
+    static char dos[2 * ETL_VOLUMES_MAX_PATH + 65536];
+    etls_trace_procs *t;
+    proto_item *ti;
+
+    /* only for a tree shown, or a filter or column on etl.dos_path */
+    if (s == NULL || n < 2 || s[0] != '\\' || etls_traces == NULL || !proto_field_is_referenced(tree, hf_etl_dos_path))
+        return;
+    t = (etls_trace_procs *)g_hash_table_lookup(etls_traces, etls_trace_key(pinfo));
+    if (t == NULL || !etl_volumes_dos_path(t->volumes, rec, s, n, dos, sizeof dos))
+        return;
+    ti = proto_tree_add_string(tree, hf_etl_dos_path, tvb, off, len, dos);
+    proto_item_set_generated(ti);
+}
+
 static void
 etls_process_init(void)
 {
-    etls_procs = NULL;
-    etls_links = NULL;
-    etls_feed = false;
+    etls_traces = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, etls_trace_procs_free);
 }
 
 static void
 etls_process_cleanup(void)
 {
-    etl_stack_links_free(etls_links);
-    etls_links = NULL;
-    etl_procs_free(etls_procs);
-    etls_procs = NULL;
+    if (etls_traces != NULL)
+        g_hash_table_destroy(etls_traces);
+    etls_traces = NULL;
 }
 
 void
@@ -203,6 +273,8 @@ etls_process_register(int proto)
             "The record's thread when the header names none or another (read from the payload)", HFILL } },
         { &hf_etl_stack_of, { "Stack of frame", "etl.stack_of", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
             "StackWalk event: the frame of the event whose stack this is (same raw timestamp and thread)", HFILL } },
+        { &hf_etl_dos_path, { "DOS path", "etl.dos_path", FT_STRING, BASE_NONE, NULL, 0x0,
+            "The DOS form of the NT path value before it (\\Device\\HarddiskVolume2\\... as C:\\...), from the trace's own volume mappings", HFILL } },
         { &hf_etl_stack_frame, { "Stack in frame", "etl.stack_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
             "The StackWalk event carrying this event's stack (known after the first pass: tshark -2, the GUI)", HFILL } },
     };

@@ -16,6 +16,8 @@
  *                      timestamp and thread)
  *   etl.stack_frame    on that event: the StackWalk frame(s); known once the first pass has
  *                      seen the stack walk, i.e. with tshark -2 and in the GUI
+ *   etl.dos_path       after an event's string value that is an NT path: its DOS form, from the
+ *                      trace's volume mappings (volumes.h)
  *
  * The process table is filled by the capture file's one prescan (etl_prescan.h: the path the
  * reader puts in the interface description, read once for the schemas and the processes); without a file (a
@@ -38,5 +40,10 @@ void etls_process_register(int proto);
  * and sum->process for the Info column. */
 void etls_process_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                          const etl_record *rec, etls_event_summary *sum);
+
+/* After a string value of the record's event data: its DOS form (etl.dos_path, generated) when
+ * it is an NT path of a volume the frame's trace maps (the decoder's volumes.h). */
+void etls_process_dos_path(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const etl_record *rec,
+                           int off, int len, const char *s, size_t n);
 
 #endif /* ETLSHARK_ETL_PROCESS_H */

@@ -293,7 +293,7 @@ etls_views_record(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const etl
     v->opcode = rec->opcode;
     v->keyword = rec->keyword;
     v->size = rec->size;
-    v->damaged = note_count > 0 || rec->problem != ETL_OK;
+    v->damaged = note_count > 0 || etl_record_problem(rec, NULL, NULL);
     v->lost = lost;
 
     /* A packet handed to eth/wlan/ip afterwards gets the addresses its dissectors set. */

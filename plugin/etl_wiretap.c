@@ -34,17 +34,17 @@
 
 ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_FILE_TYPE)
 
-/* Names registered with wiretap.  The encapsulation's short name is what the dissector looks
- * up ("etw" is Wireshark's own ETW encapsulation). */
+/* Names registered with wiretap.  Frames are on Wireshark's own ETW encapsulation
+ * (WTAP_ENCAP_ETW, pcapng link type 290), so every writer that knows it - pcapng: Save As,
+ * editcap, mergecap - takes them; the dissector tells them from other ETW frames by their
+ * trailer (etl_frame.h). */
 #define ETLS_FILE_TYPE_DESC "Windows ETW trace (.etl)"
 #define ETLS_FILE_TYPE_NAME "etl"
 #define ETLS_OPEN_INFO_NAME "Windows ETW trace (etlshark)"
-#define ETLS_ENCAP_DESC "ETW event record (etlshark)"
-#define ETLS_ENCAP_NAME "etlshark"
 
 /* Bytes read to recognise a file: a buffer header and the start of the first record. */
 #define ETLS_MAGIC_PROBE_SIZE (ETL_BUFFER_HEADER_SIZE + 0x20u)
-/* Longest single note text (an etl_error message is shorter; problem_text is not bounded). */
+/* Longest single note text (an etl_error message is shorter). */
 #define ETLS_MAX_NOTE_TEXT 255u
 /* Largest trace held in memory when the input has no random access or no known size
  * (standard input, gzip/zstd/lz4-compressed files). */
@@ -223,16 +223,17 @@ etls_fill_rec(wtap *wth, etls_file *f, const etl_record *er, const etls_notes *r
     uint32_t notes_start;
     uint32_t notes_size;
     GByteArray *frame = f->frame;
+    etl_error problem;
+    uint32_t problem_at;
 
     g_byte_array_set_size(frame, 0);
     g_byte_array_append(frame, er->bytes, er->size);
 
     /* Notes: the record's own framing problem first, then the decoder's queued reports. */
     notes_start = frame->len;
-    if (er->problem != ETL_OK) {
-        etls_append_note(frame, ETLS_NOTE_RECORD, (int32_t)er->problem, er->problem_offset,
-                         er->problem_text != NULL ? er->problem_text
-                                                  : etl_status_name(er->problem));
+    if (etl_record_problem(er, &problem, &problem_at)) {
+        /* the offset within the record: the frame's bytes are the record's */
+        etls_append_note(frame, ETLS_NOTE_RECORD, (int32_t)problem.code, problem_at, problem.message);
         note_count++;
     }
     if (reader_notes != NULL) {
@@ -644,7 +645,20 @@ static const struct supported_option_type etls_idb_options_supported[] = {
     { OPT_IDB_DESCRIPTION, ONE_OPTION_SUPPORTED }
 };
 
+/* The section's options (etl_capinfo.c: OS, hardware, logger, the comment with time zone,
+ * clock and losses) are the trace's logfile facts: a written .etl holds them in its own logfile
+ * header and reading it gives them again, so the writer "keeps" them without writing them.
+ * Said so, Save As and Export do not ask to discard the comment - a question whose answer
+ * crashes Wireshark 4.0 at the next Export (wtap_dump_params_init copying the section). */
+static const struct supported_option_type etls_shb_options_supported[] = {
+    { OPT_COMMENT, MULTIPLE_OPTIONS_SUPPORTED },
+    { OPT_SHB_HARDWARE, ONE_OPTION_SUPPORTED },
+    { OPT_SHB_OS, ONE_OPTION_SUPPORTED },
+    { OPT_SHB_USERAPPL, ONE_OPTION_SUPPORTED }
+};
+
 static const struct supported_block_type etls_blocks_supported[] = {
+    { WTAP_BLOCK_SECTION, ONE_BLOCK_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_shb_options_supported) },
     /* One packet block per record; no options. */
     { WTAP_BLOCK_PACKET, MULTIPLE_BLOCKS_SUPPORTED, NO_OPTIONS_SUPPORTED },
     { WTAP_BLOCK_IF_ID_AND_INFO, MULTIPLE_BLOCKS_SUPPORTED, OPTION_TYPES_SUPPORTED(etls_idb_options_supported) }
@@ -678,7 +692,7 @@ etls_register_wtap_module(void)
      * heuristic reader, which would otherwise claim an .etl (e.g. as MPEG). */
     wtap_register_open_info(&oi, ETLS_TRUE);
     etls_file_type_subtype = wtap_register_file_type_subtype(&etls_file_type_info);
-    etls_encap = wtap_register_encap_type(ETLS_ENCAP_DESC, ETLS_ENCAP_NAME);
+    etls_encap = WTAP_ENCAP_ETW;
     etls_dump_set_encap(etls_encap);
 }
 

@@ -2,7 +2,7 @@
  *
  * etlshark - SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Frames come from the etlshark file reader (etl_wiretap.c) on its own encapsulation: the
+ * Frames come from the etlshark file reader (etl_wiretap.c) on Wireshark's ETW encapsulation: the
  * record's real bytes followed by the context trailer of etl_frame.h.  The record is framed
  * again from its bytes by the decoder library (etl_frame_record); this file only turns the
  * decoder's normalised view into a protocol tree.  It knows nothing of byte layouts: header
@@ -37,8 +37,9 @@ ETLS_PLUGIN_SYMBOLS(WS_PLUGIN_DESC_DISSECTOR)
 void proto_register_etl(void);
 void proto_reg_handoff_etl(void);
 
-/* The encapsulation registered by the etlshark file reader. */
-#define ETLS_ENCAP_NAME "etlshark"
+/* Wireshark's own ETW dissector, for ETW-encapsulated frames that are not etlshark's (its
+ * extcap's and Windows reader's): NULL when this Wireshark has none. */
+static dissector_handle_t etw_stock_handle;
 
 static int proto_etl = -1;
 
@@ -843,6 +844,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     proto_tree *etl_tree;
     etls_trailer t;
     etl_record rec;
+    etl_error problem;
+    uint32_t problem_at;
     etl_error e;
     etl_status st;
     uint32_t stride = 0;
@@ -907,6 +910,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 
     /* Schemas the file carries (MetaData, EventSource manifests) for manifest events. */
     etls_event_data_record(pinfo, &rec);
+    etls_event_data_problems(tvb, pinfo, etl_tree);
 
     proto_item_append_text(top, ", %s", etl_header_type_name(rec.header_type));
     dissect_etl_header(tvb, pinfo, etl_tree, &rec, &t);
@@ -931,21 +935,21 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
      * named by its schema, never by the first pass's per-frame cache, so nothing is lost.) */
     memset(&sum, 0, sizeof sum);
     if (tree != NULL || !pkt_columns || etls_views_listened())
-        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum);
+        etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum,
+                                pinfo->cinfo != NULL && !pkt_columns);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
-    if (rec.problem != ETL_OK && !record_note)
+    if (!record_note && etl_record_problem(&rec, &problem, &problem_at))
         expert_add_info_format(pinfo, top, &ei_etl_record_damage,
                                "Record damage (%s at record offset 0x%x): %s",
-                               etl_status_name(rec.problem), rec.problem_offset,
-                               rec.problem_text != NULL ? rec.problem_text : "");
+                               etl_status_name(problem.code), problem_at, problem.message);
     if ((t.buffer_flags & (ETL_BF_EVENTS_LOST | ETL_BF_BUFFER_LOST)) &&
         t.record_offset == ETL_BUFFER_HEADER_SIZE)
         expert_add_info(pinfo, top, &ei_etl_buffer_lost);
 
     dissect_etl_context(tvb, etl_tree, &t);
-    if (!pkt_columns)
+    if (!pkt_columns && pinfo->cinfo != NULL)
         etls_set_info(pinfo, &rec, &lf, &t, &sum);
     /* Source/Destination (process -> provider) and the statistics' tap; before the packet
      * dissectors, whose addresses then win on a packet frame. */
@@ -1281,18 +1285,30 @@ proto_register_etl(void)
     etls_views_register(proto_etl);
 }
 
+/* Frames on Wireshark's ETW encapsulation: etlshark's (the .etl reader's, and the same frames
+ * saved in a pcapng: link type 290), told by their trailer, come here; any other ETW frame goes
+ * to Wireshark's own ETW dissector. */
+static int
+dissect_etl_on_etw(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    etls_trailer t;
+
+    if (!etls_read_trailer(tvb, &t) && etw_stock_handle != NULL)
+        return call_dissector_with_data(etw_stock_handle, tvb, pinfo, tree, data);
+    return call_dissector_with_data(etl_handle, tvb, pinfo, tree, data);
+}
+
 void
 proto_reg_handoff_etl(void)
 {
-    int encap = wtap_name_to_encap(ETLS_ENCAP_NAME);
-
-    if (encap < 0) {
-        /* The etlshark file reader (etl_reader.so) is not loaded: nothing produces our frames. */
-        ws_warning("etlshark: encapsulation \"%s\" is not registered (is etl_reader.so in the "
-                   "wiretap plugin folder?); the ETL dissector stays unbound", ETLS_ENCAP_NAME);
-        return;
-    }
-    dissector_add_uint("wtap_encap", (guint32)encap, etl_handle);
+    /* The reader's frames are on WTAP_ENCAP_ETW, which pcapng writes (LINKTYPE_ETW), so Save
+     * As pcapng, editcap and mergecap -F pcapng take them; the same binding reads them back,
+     * with or without the reader plugin. */
+    /* Wireshark's own ETW dissector has no name to find: take it from the table it is bound in
+     * (built-in handoffs run before plugins'). */
+    etw_stock_handle = dissector_get_uint_handle(find_dissector_table("wtap_encap"), WTAP_ENCAP_ETW);
+    /* no protocol of its own: the frame's protocols are etl's or etw's, as the frame goes */
+    dissector_add_uint("wtap_encap", WTAP_ENCAP_ETW, create_dissector_handle(dissect_etl_on_etw, -1));
     etls_packet_handoff();
 }
 

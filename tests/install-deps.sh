@@ -2,11 +2,17 @@
 # Install what building and testing etlshark needs on Debian 12 (and later), from Debian's
 # packages only.  Runs apt-get as root, or through sudo for a normal user.  Quiet when every
 # package is already there.
+#
+# Every name is one that Debian 12 and 13 both have (tests/setup/test_install.py checks them
+# against the archive indexes at hand): no versioned LLVM package, the clang runtime
+# (sanitizers, libFuzzer) is libclang-rt-dev, which follows the default clang's major version
+# (14 on Debian 12, 19 on 13); the GUI is `wireshark` (on 12 it pulls in wireshark-qt; 13 has
+# no wireshark-qt).
 set -eu
 PKGS="build-essential cmake pkg-config python3 libglib2.0-dev
-      clang libclang-rt-14-dev
+      clang libclang-rt-dev
       tshark wireshark-dev libwireshark-dev libwiretap-dev dpkg-dev
-      wireshark-qt xvfb x11-utils xauth strace"
+      wireshark xvfb x11-utils xauth strace xdotool imagemagick"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

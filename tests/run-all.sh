@@ -9,7 +9,9 @@
 #   4. builds etlshark inside Debian roots against Wireshark 4.4 (trixie) and 4.6 (sid) and runs
 #      the tshark suite there (tests/versions/run-version.sh; the roots are cached under
 #      /var/cache/etlshark/roots; skipped, saying why, when not root or the archive is out of
-#      reach).  ETLSHARK_VERSIONS="trixie sid" by default; empty leaves this step out.
+#      reach).  ETLSHARK_VERSIONS="trixie sid" by default; empty leaves this step out.  The
+#      references come from the host first: its decoded values of every capture, and every
+#      capture as a pcapng of ETW frames with its values (read there by the dissector alone).
 # It ends with one "N passed, N failed" line over all four, and the tshark suite's counts on each
 # Wireshark version.
 set -u
@@ -85,6 +87,7 @@ CC=clang build build-fuzz -DETLSHARK_FUZZ=ON -DETLSHARK_PLUGINS=OFF -DETLSHARK_F
 echo "== 4. the tshark suite on Wireshark 4.4 and 4.6 (Debian roots)"
 VERSIONS=${ETLSHARK_VERSIONS-trixie sid}
 values_ref=""
+pcapng_ref=""
 if [ -n "$VERSIONS" ] && [ -f build/plugins/*/wiretap/etl_reader.so ]; then
     # The decoded values on the host's Wireshark, which every version must equal.
     values_ref=$(pwd)/build/values-host.json
@@ -93,10 +96,24 @@ if [ -n "$VERSIONS" ] && [ -f build/plugins/*/wiretap/etl_reader.so ]; then
         echo "values.py dump on the host failed: the versions' values are not compared"
         values_ref=""
     fi
+    # Every capture as a pcapng of ETW frames (saved by the host's reader) and the host's values
+    # of those files: what each version's dissector alone must equal (run-version.sh's
+    # values-pcapng step; on 4.4, where the reader cannot be built, the only way its dissector
+    # meets every capture).
+    pcapng_ref=$(pwd)/build/pcapng-ref
+    rm -rf "$pcapng_ref"
+    if ! { timeout 1800 nice python3 tests/versions/values.py pcapng --plugins build/plugins \
+                --captures "$SHARED/captures" --out "$pcapng_ref" &&
+           timeout 1800 nice python3 tests/versions/values.py dump --user-dlt --plugins build/plugins \
+                --captures "$pcapng_ref" --manifests "$SHARED/manifests" --out "$pcapng_ref/values.json"; }; then
+        echo "values.py pcapng/dump --user-dlt on the host failed: no values-pcapng step in the versions"
+        total_fail=$((total_fail + 1))
+        pcapng_ref=""
+    fi
 fi
 for suite in $VERSIONS; do
     out=$(timeout 5400 sh tests/versions/run-version.sh "$suite" --shared "$SHARED" \
-          ${values_ref:+--values-ref "$values_ref"} 2>&1)
+          ${values_ref:+--values-ref "$values_ref"} ${pcapng_ref:+--pcapng-ref "$pcapng_ref"} 2>&1)
     echo "$out"
     line=$(echo "$out" | grep '^versions: ' | tail -1)
     if [ -z "$line" ]; then

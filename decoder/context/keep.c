@@ -1,6 +1,7 @@
 /* keep.c - the context a written subset keeps (keep.h).  Built on GLib's hash tables: a set of
  * kept positions and, per provider GUID, the latest record with PROV_TRAITS. */
 #include "keep.h"
+#include "volumes.h"
 
 #include <string.h>
 
@@ -41,7 +42,7 @@ unsigned etl_keep_context_kind(const etl_record *rec)
         }
     }
     if (fam == ETL_FAMILY_FULL && rec->has_provider) {
-        if (is_group_guid(&rec->provider, GROUP_HEADER))
+        if (is_group_guid(&rec->provider, GROUP_HEADER) || etl_volumes_is_mapping(rec))
             return ETL_KEEP_LOGFILE;
         if (is_group_guid(&rec->provider, GROUP_PROCESS) || is_group_guid(&rec->provider, GROUP_THREAD) ||
             is_group_guid(&rec->provider, GROUP_IMAGE))

@@ -3,7 +3,8 @@
  *
  * What decoding a record takes from other records (and so what is kept with any selection):
  *   logfile   the kernel HEADER group (0x00): the logfile header (clock, pointer size, start
- *             time: every timestamp's conversion), header extensions, rundown markers;
+ *             time: every timestamp's conversion), header extensions, rundown markers; and the
+ *             volume mappings (volumes.h: every NT path's DOS form);
  *   process   Process, Thread and Image events (groups 0x03, 0x05, 0x14 and their classic class
  *             GUIDs: Start/End/DCStart/DCEnd/Defunct, image loads and rundowns): process names
  *             and the thread-to-process map of every record (procs.h), the modules stacks point

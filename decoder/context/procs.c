@@ -99,11 +99,18 @@ typedef struct hook_memo {
     uint8_t version, pointer_size;
 } hook_memo;
 
+/* The processes and threads of one logger id (procs.h: the traces of a merge stay apart). */
+typedef struct domain {
+    uint16_t logger_id;
+    GHashTable *procs;    /* pid -> entity */
+    GHashTable *threads;  /* tid -> entity */
+} domain;
+
 struct etl_procs {
     etl_registry *schemas;
     hook_memo memo[HOOK_MEMO_SIZE];
-    GHashTable *procs;    /* pid -> entity */
-    GHashTable *threads;  /* tid -> entity */
+    domain domains[ETL_PROCS_MAX_DOMAINS]; /* created when their first event is taken */
+    uint32_t n_domains;
     GPtrArray *names;     /* name index -> interned string */
     GHashTable *name_idx; /* string -> index + 1 */
     GStringChunk *chunk;
@@ -127,8 +134,6 @@ etl_procs *etl_procs_new(etl_registry *schemas)
     if (!p)
         return NULL;
     p->schemas = schemas;
-    p->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entity_free);
-    p->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entity_free);
     p->names = g_ptr_array_new();
     p->name_idx = g_hash_table_new(g_str_hash, g_str_equal);
     p->chunk = g_string_chunk_new(4096);
@@ -139,8 +144,10 @@ void etl_procs_free(etl_procs *p)
 {
     if (!p)
         return;
-    g_hash_table_destroy(p->procs);
-    g_hash_table_destroy(p->threads);
+    for (uint32_t i = 0; i < p->n_domains; i++) {
+        g_hash_table_destroy(p->domains[i].procs);
+        g_hash_table_destroy(p->domains[i].threads);
+    }
     g_ptr_array_free(p->names, TRUE);
     g_hash_table_destroy(p->name_idx);
     g_string_chunk_free(p->chunk);
@@ -151,6 +158,35 @@ void etl_procs_free(etl_procs *p)
 const etl_procs_stats *etl_procs_get_stats(const etl_procs *p)
 {
     return &p->stats;
+}
+
+/* The domain of a logger id, created on first use when `create` (past ETL_PROCS_MAX_DOMAINS
+ * the last one takes the rest). */
+static domain *domain_get(etl_procs *p, uint16_t logger_id, bool create)
+{
+    for (uint32_t i = 0; i < p->n_domains; i++)
+        if (p->domains[i].logger_id == logger_id)
+            return &p->domains[i];
+    if (!create)
+        return NULL;
+    if (p->n_domains == ETL_PROCS_MAX_DOMAINS)
+        return &p->domains[p->n_domains - 1];
+    domain *d = &p->domains[p->n_domains++];
+    d->logger_id = logger_id;
+    d->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entity_free);
+    d->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entity_free);
+    return d;
+}
+
+/* Where a record's processes are looked up: its logger id's, else - a session without kernel
+ * events of its own, e.g. the user-mode session of an xperf merge - the one logger id that has
+ * any, else none. */
+static domain *domain_of(etl_procs *p, const etl_record *rec)
+{
+    domain *d = domain_get(p, rec->logger_id, false);
+    if (d == NULL && p->n_domains == 1)
+        d = &p->domains[0];
+    return d;
 }
 
 /* Ids are keys of direct hashes: id + 1 so that id 0 is not the NULL key.  NULL when absent
@@ -549,7 +585,8 @@ static void observe_process(etl_procs *p, const etl_record *rec, const etl_schem
             p->stats.dropped++;
             return;
         }
-        entity *e = entity_get(p->threads, tid, true, &p->stats.threads, ETL_PROCS_MAX_THREADS);
+        entity *e = entity_get(domain_get(p, rec->logger_id, true)->threads, tid, true, &p->stats.threads,
+                               ETL_PROCS_MAX_THREADS);
         if (!e || !entity_add(e, ts, kind, pid)) {
             p->stats.dropped++;
             return;
@@ -560,7 +597,8 @@ static void observe_process(etl_procs *p, const etl_record *rec, const etl_schem
             p->stats.dropped++;
             return;
         }
-        entity *e = entity_get(p->procs, pid, true, &p->stats.processes, ETL_PROCS_MAX_PROCESSES);
+        entity *e = entity_get(domain_get(p, rec->logger_id, true)->procs, pid, true, &p->stats.processes,
+                               ETL_PROCS_MAX_PROCESSES);
         if (!e || !entity_add(e, ts, kind, name)) {
             p->stats.dropped++;
             return;
@@ -604,11 +642,11 @@ void etl_procs_observe(etl_procs *p, const etl_record *rec)
 
 /* ---- lookups ------------------------------------------------------------------------------ */
 
-const char *etl_procs_name_at(etl_procs *p, uint32_t pid, int64_t ts_raw)
+static const char *process_name_in(etl_procs *p, const domain *d, uint32_t pid, int64_t ts_raw)
 {
-    if (!p || pid == ETL_NO_ID)
+    if (pid == ETL_NO_ID)
         return NULL;
-    entity *e = entity_get(p->procs, pid, false, NULL, 0);
+    entity *e = d ? entity_get(d->procs, pid, false, NULL, 0) : NULL;
     const life *l = e ? entity_at(e, ts_raw) : NULL;
     if (l && l->val != NO_VAL && l->val < p->names->len)
         return g_ptr_array_index(p->names, l->val);
@@ -620,13 +658,23 @@ const char *etl_procs_name_at(etl_procs *p, uint32_t pid, int64_t ts_raw)
     return NULL;
 }
 
-uint32_t etl_procs_thread_pid_at(etl_procs *p, uint32_t tid, int64_t ts_raw)
+static uint32_t thread_pid_in(const domain *d, uint32_t tid, int64_t ts_raw)
 {
-    if (!p || tid == ETL_NO_ID)
+    if (!d || tid == ETL_NO_ID)
         return ETL_NO_ID;
-    entity *e = entity_get(p->threads, tid, false, NULL, 0);
+    entity *e = entity_get(d->threads, tid, false, NULL, 0);
     const life *l = e ? entity_at(e, ts_raw) : NULL;
     return l && l->val != NO_VAL ? l->val : ETL_NO_ID;
+}
+
+const char *etl_procs_name_at(etl_procs *p, uint32_t pid, int64_t ts_raw)
+{
+    return p ? process_name_in(p, p->n_domains ? &p->domains[0] : NULL, pid, ts_raw) : NULL;
+}
+
+uint32_t etl_procs_thread_pid_at(etl_procs *p, uint32_t tid, int64_t ts_raw)
+{
+    return p ? thread_pid_in(p->n_domains ? &p->domains[0] : NULL, tid, ts_raw) : ETL_NO_ID;
 }
 
 /* pid and tid of a record by the rules of procs.h, before the thread map. */
@@ -654,13 +702,14 @@ bool etl_procs_lookup(etl_procs *p, const etl_record *rec, etl_proc_info *out)
     if (!p || !rec)
         return false;
     record_ids(p, rec, &out->pid, &out->tid, true);
+    const domain *d = domain_of(p, rec);
     if (out->pid == ETL_NO_ID && out->tid != ETL_NO_ID) {
-        out->pid = etl_procs_thread_pid_at(p, out->tid, rec->timestamp_raw);
+        out->pid = thread_pid_in(d, out->tid, rec->timestamp_raw);
         out->pid_from_thread = out->pid != ETL_NO_ID;
     }
     if (out->pid == ETL_NO_ID)
         return false;
-    out->name = etl_procs_name_at(p, out->pid, rec->timestamp_raw);
+    out->name = process_name_in(p, d, out->pid, rec->timestamp_raw);
     return true;
 }
 

@@ -305,16 +305,26 @@ typedef struct etl_record {
     uint32_t component_id;
     bool has_sequence, has_component_id;
 
+    /* The library's own, not for consumers: the problem framing this record that did not stop
+     * it, read with etl_record_problem() (code ETL_OK when none; offset within the record). */
+    struct etl_record_internal {
+        etl_status problem;
+        uint32_t problem_offset;
+        const char *problem_text;
+    } internal;
+
     /* extended data items (EVENT_HEADER) */
     uint16_t ext_count;
     etl_ext_item ext[ETL_MAX_EXT_ITEMS];
-
-    /* a problem framing this record that did not stop it (bad extended item chain, ...):
-     * code ETL_OK when none; offset is within the record */
-    etl_status problem;
-    uint32_t problem_offset;
-    const char *problem_text;
 } etl_record;
+
+/* A problem framing the record that did not stop it (a broken extended item chain, counters
+ * running past the record's end, ...): false when there is none.  Otherwise true, and, when
+ * given, `out` gets it as an etl_error: its code, its text and the file offset of the damaged
+ * byte (in a compressed buffer, as for every etl_error, the buffer header's offset, the message
+ * then naming the byte's place in the decompressed buffer), and `in_record` the damaged byte's
+ * offset within the record's bytes (for consumers that show those bytes). */
+bool etl_record_problem(const etl_record *r, etl_error *out, uint32_t *in_record);
 
 /* Frame one record from its bytes: the framer alone, used by the reader and by tests.
  * `data`/`avail` are the bytes from the record's start to the end of the buffer's valid data.

@@ -11,7 +11,7 @@
  *   - the first buffer is a HEADER buffer (BufferType 4) that holds only the logfile header
  *     record given to open (SYSTEM_TRACE_HEADER hook 0x0000 + TRACE_LOGFILE_HEADER + the two
  *     names), SequenceNumber 0, TimeStamp 0;
- *   - then GENERIC buffers, one open buffer per CPU; a record goes into the buffer of the CPU
+ *   - then GENERIC buffers, one open buffer per CPU (and per logger id, etl_writer_add_in); a record goes into the buffer of the CPU
  *     it names, records are 8-byte aligned (zero pad), a buffer ends at its last record and
  *     the rest up to BufferSize is 0xFF; BufferSize = the session buffer size, SavedOffset =
  *     CurrentOffset = Offset = the used bytes; ProcessorIndex at 0x28 with BufferFlag
@@ -48,6 +48,8 @@ extern "C" {
 
 #define ETL_WRITE_MIN_BUFFER_SIZE 512u
 #define ETL_WRITE_MAX_CPUS 2048u
+/* Distinct buffer logger ids in one written file (etl_writer_add_in). */
+#define ETL_WRITE_MAX_LOGGERS 64u
 /* A record's Size is a u16. */
 #define ETL_WRITE_MAX_RECORD 0xFFFFu
 
@@ -73,7 +75,7 @@ typedef size_t (*etl_write_compress_fn)(void *ctx, const uint8_t *in, size_t len
 typedef struct etl_write_config {
     uint32_t buffer_size; /* session buffer size, also the logfile header's BufferSize */
     uint32_t max_cpus;    /* CPU numbers accepted: 0 .. max_cpus-1; 0 = ETL_WRITE_MAX_CPUS */
-    uint16_t logger_id;   /* ClientContext.LoggerId of every buffer */
+    uint16_t logger_id;   /* ClientContext.LoggerId of the HEADER buffer and of etl_writer_add's */
     /* optional compression: the function, its context and the capacity its output needs for
      * one full buffer's record region */
     etl_write_compress_fn compress;
@@ -114,14 +116,25 @@ etl_status etl_writer_open(const etl_write_config *cfg, etl_write_sink sink,
 etl_status etl_writer_add(etl_writer *w, unsigned cpu, const uint8_t *record, size_t len,
                           bool has_ts, int64_t ts, etl_error *err);
 
+/* The same into the buffers of another logger id (ClientContext.LoggerId): each logger id has
+ * its own open buffer per CPU.  A relogger keeps each record's logger id this way, and a merge
+ * gives each input's records their own (etl_relog.h etl_merge: the id tells the traces apart).
+ * At most ETL_WRITE_MAX_LOGGERS ids per file (ETL_ERR_ARG past it). */
+etl_status etl_writer_add_in(etl_writer *w, uint16_t logger_id, unsigned cpu, const uint8_t *record,
+                             size_t len, bool has_ts, int64_t ts, etl_error *err);
+
 /* Write out the open buffer of `cpu` now (nothing when it is empty), stamped `ts`: a relogger
  * keeps the buffer breaks of its input this way, which keeps the file's time order readable
  * through a reader's bounded merge window. */
 etl_status etl_writer_flush_cpu(etl_writer *w, unsigned cpu, int64_t ts, etl_error *err);
 
+etl_status etl_writer_flush_cpu_in(etl_writer *w, uint16_t logger_id, unsigned cpu, int64_t ts,
+                                   etl_error *err);
+
 /* Would a record of `len` bytes go into the open buffer of `cpu` without writing it out first? */
 bool etl_writer_fits(const etl_writer *w, unsigned cpu, size_t len);
-/* Write out every open buffer now (CPU order), stamped `ts`: a writer merging several traces in
+bool etl_writer_fits_in(const etl_writer *w, uint16_t logger_id, unsigned cpu, size_t len);
+/* Write out every open buffer now (logger ids in first-use order, CPUs in order), stamped `ts`: a writer merging several traces in
  * time order does this whenever one buffer fills, so no buffer holding old records lands late in
  * the file (beyond a reader's merge window). */
 etl_status etl_writer_flush_all(etl_writer *w, int64_t ts, etl_error *err);

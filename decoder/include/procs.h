@@ -31,6 +31,13 @@
  * kernel logged it ("svchost.exe", "System", "Idle"); processes 0 and 4 are "Idle" and "System"
  * when no process event names them (Windows' fixed ids since XP).
  *
+ * Traces merged into one file (etl_relog.h etl_merge) keep their processes apart by the buffer's logger id: the
+ * process and thread events of each logger id name the processes of records of that logger id,
+ * so two machines' pid 4 or one pid in two traces keep their own names.  A record whose logger
+ * id has no process events (the user-mode session of a kernel + user merge, as xperf writes it)
+ * takes the processes of the one logger id that has any; with several, none.  A trace of one
+ * session (every shared capture) has one logger id and is not affected.
+ *
  * Feeding: a pre-scan of the whole trace (prescan.h with etl_procs_observer, or
  * etl_procs_observe on every record) before lookups makes everything known everywhere; a streaming reader feeds
  * records as they come, and then later rundowns only help later records.  Records may come in
@@ -80,6 +87,9 @@ extern "C" {
 #define ETL_PROCS_MAX_EVENTS_PER_ID 1024u
 /* Distinct image names kept. */
 #define ETL_PROCS_MAX_NAMES (1u << 16)
+/* Logger ids whose processes are kept apart (a merge of this many traces); records of more
+ * share the last one's. */
+#define ETL_PROCS_MAX_DOMAINS 64u
 /* Bytes of an image file name kept (the kernel logs at most 15 characters in EPROCESS, but
  * newer versions log longer ones): longer names are cut at a UTF-8 boundary. */
 #define ETL_PROCS_MAX_NAME 260u
@@ -116,7 +126,8 @@ typedef struct etl_proc_info {
  * name may still be NULL: a process no event named). */
 bool etl_procs_lookup(etl_procs *p, const etl_record *rec, etl_proc_info *out);
 
-/* The process alive with this id at raw time ts: its name, or NULL. */
+/* The process alive with this id at raw time ts: its name, or NULL (the processes of the first
+ * logger id that has any). */
 const char *etl_procs_name_at(etl_procs *p, uint32_t pid, int64_t ts_raw);
 /* The process of thread tid at raw time ts, or ETL_NO_ID. */
 uint32_t etl_procs_thread_pid_at(etl_procs *p, uint32_t tid, int64_t ts_raw);

@@ -635,7 +635,7 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
         r->last_ts = ts;
     r->delivered_any = true;
     r->stats.records++;
-    if (rec->problem != ETL_OK)
+    if (etl_record_problem(rec, NULL, NULL))
         r->stats.records_damaged++;
     return ETL_OK;
 }

@@ -5,6 +5,7 @@
  * MESSAGE (WPP).  System-family headers (SYSTEM, COMPACT, PERFINFO) keep their version in the
  * low word and the size in the next word; every other kind keeps its size in the low word.
  * Layouts: layout.h (etw-formats.md section 2, headers, and 3, EVENT_HEADER and extended items). */
+#include <inttypes.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -206,11 +207,29 @@ etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out,
 
 static void set_problem(etl_record *rec, etl_status code, uint32_t offset, const char *text)
 {
-    if (rec->problem == ETL_OK) {
-        rec->problem = code;
-        rec->problem_offset = offset;
-        rec->problem_text = text;
+    if (rec->internal.problem == ETL_OK) {
+        rec->internal.problem = code;
+        rec->internal.problem_offset = offset;
+        rec->internal.problem_text = text;
     }
+}
+
+bool etl_record_problem(const etl_record *r, etl_error *out, uint32_t *in_record)
+{
+    if (!r || r->internal.problem == ETL_OK)
+        return false;
+    const struct etl_record_internal *p = &r->internal;
+    const char *text = p->problem_text ? p->problem_text : etl_status_name(p->problem);
+    if (in_record)
+        *in_record = p->problem_offset;
+    if (!out)
+        return true;
+    if (r->buffer_flags & ETL_BF_COMPRESSED) /* no file offset of its own: the buffer's, and where in it */
+        etl_fail(out, p->problem, r->buffer_offset, "%s (byte 0x%" PRIx64 " of the decompressed buffer)", text,
+                 (uint64_t)r->record_offset + p->problem_offset);
+    else
+        etl_fail(out, p->problem, r->buffer_offset + r->record_offset + p->problem_offset, "%s", text);
+    return true;
 }
 
 /* EVENT_HEADER (and ERROR records long enough to carry one): fields and extended items. */
@@ -437,7 +456,7 @@ etl_status etl_frame_record(const uint8_t *d, size_t avail, uint8_t session_poin
     rec->raw_header_type = pk.raw_header_type;
     rec->timestamp_raw = pk.timestamp_raw;
     rec->pid = rec->tid = ETL_NO_ID;
-    rec->problem = ETL_OK;
+    rec->internal.problem = ETL_OK;
 
     unsigned t = pk.header_type;
     switch (t) {

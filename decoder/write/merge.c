@@ -1,5 +1,9 @@
 /* merge.c - several traces as one .etl on one UTC timeline (etl_relog.h etl_merge).
- * GLib family (keep.h, procs.h). */
+ * GLib family (keep.h, procs.h).
+ *
+ * Each input's records go into buffers of logger ids no other input has (assign_loggers): the
+ * reader's process context keeps the processes of each logger id apart (procs.h), so two
+ * machines' pid 4, or one pid in two traces, keep their own names in the merged file. */
 #include "etl_relog.h"
 
 #include <inttypes.h>
@@ -32,7 +36,59 @@ typedef struct input {
     etl_record rec;
     bool has_rec;
     int64_t key;   /* FILETIME of rec, or the last one seen for records without a time */
+    /* the input's buffer logger ids (first seen first) and the output's id for each: every
+     * input keeps ids apart from the others' (procs.h: a logger id is a trace's own processes) */
+    uint16_t loggers[ETL_WRITE_MAX_LOGGERS], out_logger[ETL_WRITE_MAX_LOGGERS];
+    uint32_t n_loggers;
+    uint16_t header_logger;
 } input;
+
+/* Note a logger id of an input; false past ETL_WRITE_MAX_LOGGERS. */
+static bool note_logger(input *x, uint16_t id)
+{
+    for (uint32_t i = 0; i < x->n_loggers; i++)
+        if (x->loggers[i] == id)
+            return true;
+    if (x->n_loggers == ETL_WRITE_MAX_LOGGERS)
+        return false;
+    x->loggers[x->n_loggers++] = id;
+    return true;
+}
+
+/* The output's logger id of an input's record. */
+static uint16_t out_logger_of(const input *x, uint16_t id)
+{
+    for (uint32_t i = 0; i < x->n_loggers; i++)
+        if (x->loggers[i] == id)
+            return x->out_logger[i];
+    return x->n_loggers ? x->out_logger[0] : id;
+}
+
+/* Output logger ids: an input's own where no earlier input took it, else the lowest free one
+ * from 1, so no two inputs share one (two relogged traces both have 0) and a merge of merges
+ * keeps its inputs apart. */
+static etl_status assign_loggers(input *xs, size_t n, etl_error *err)
+{
+    uint32_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += xs[i].n_loggers;
+    if (total > ETL_WRITE_MAX_LOGGERS)
+        return etl_fail(err, ETL_ERR_LIMIT, 0, "the traces have more than %u logger ids together",
+                        ETL_WRITE_MAX_LOGGERS);
+    bool *taken = g_new0(bool, UINT16_MAX + 1);
+    for (size_t i = 0; i < n; i++) {
+        for (uint32_t j = 0; j < xs[i].n_loggers; j++) {
+            uint32_t id = xs[i].loggers[j];
+            if (taken[id])
+                for (id = 1; taken[id]; id++)
+                    ;
+            taken[id] = true;
+            xs[i].out_logger[j] = (uint16_t)id;
+        }
+    }
+    g_free(taken);
+    return ETL_OK;
+}
 
 /* Pass 1 of one input: prescan, select in time order, keep context, copy the logfile header. */
 static etl_status select_input(input *x, etl_error *err)
@@ -54,8 +110,14 @@ static etl_status select_input(input *x, etl_error *err)
         if (rec.is_logfile_header && x->header_len == 0 && rec.size <= sizeof x->header) {
             memcpy(x->header, rec.bytes, rec.size);
             x->header_len = rec.size;
+            x->header_logger = rec.logger_id;
         }
         etl_keep_observe(x->keep, &rec, sel);
+        if (!note_logger(x, rec.logger_id)) {
+            etl_reader_close(r);
+            return etl_fail(err, ETL_ERR_LIMIT, rec.buffer_offset, "%s: more than %u logger ids", x->in->path,
+                            ETL_WRITE_MAX_LOGGERS);
+        }
     }
     etl_reader_close(r);
     if (st != ETL_END)
@@ -151,9 +213,12 @@ static etl_status merge_run(input *xs, size_t n, etl_write_sink sink, etl_relog_
     /* the anchor: header time = StartTime, so FILETIME = raw */
     etl_st64(h + SYSTEM_TRACE_HEADER_OFF_SYSTEM_TIME, (uint64_t)start);
 
-    etl_write_config cfg = { .buffer_size = bsize };
+    etl_status st = assign_loggers(xs, n, err);
+    if (st != ETL_OK)
+        return st;
+    etl_write_config cfg = { .buffer_size = bsize, .logger_id = out_logger_of(&xs[0], xs[0].header_logger) };
     etl_writer *w;
-    etl_status st = etl_writer_open(&cfg, sink, h, xs[0].header_len, &w, err);
+    st = etl_writer_open(&cfg, sink, h, xs[0].header_len, &w, err);
     if (st != ETL_OK)
         return st;
     for (size_t i = 0; i < n && st == ETL_OK; i++) {
@@ -171,13 +236,14 @@ static etl_status merge_run(input *xs, size_t n, etl_write_sink sink, etl_relog_
         if (best == NULL)
             break;
         const etl_record *rec = &best->rec;
-        bool keep = etl_keep_has(best->keep, rec->position) && rec->problem == ETL_OK &&
+        bool keep = etl_keep_has(best->keep, rec->position) && !etl_record_problem(rec, NULL, NULL) &&
                     !(best == &xs[0] && rec->is_logfile_header);
+        uint16_t logger = out_logger_of(best, rec->logger_id);
         if (keep && convert_record(best, rec, buf)) {
-            if (!etl_writer_fits(w, rec->cpu, rec->size))
+            if (!etl_writer_fits_in(w, logger, rec->cpu, rec->size))
                 st = etl_writer_flush_all(w, rec->has_timestamp ? rec->timestamp : best->key, err);
             if (st == ETL_OK) {
-                st = etl_writer_add(w, rec->cpu, buf, rec->size, rec->has_timestamp, rec->timestamp, err);
+                st = etl_writer_add_in(w, logger, rec->cpu, buf, rec->size, rec->has_timestamp, rec->timestamp, err);
                 if (st == ETL_ERR_LIMIT) {
                     stats->skipped++;
                     st = ETL_OK;

@@ -39,6 +39,7 @@ typedef struct relog {
     etl_keep *keep;
     uint8_t header[ETL_WRITE_MAX_RECORD];
     size_t header_len;
+    uint16_t header_logger; /* logger id of the buffer holding the logfile header */
     warned unnamed, external;
 } relog;
 
@@ -126,6 +127,7 @@ static etl_status select_pass(relog *rl, etl_error *err)
         if (rec.is_logfile_header && rl->header_len == 0 && rec.size <= sizeof rl->header) {
             memcpy(rl->header, rec.bytes, rec.size);
             rl->header_len = rec.size;
+            rl->header_logger = rec.logger_id;
         }
         etl_keep_observe(rl->keep, &rec, sel);
         if (sel)
@@ -154,6 +156,7 @@ static etl_status write_pass(relog *rl, etl_writer *w, etl_error *err)
     etl_error p;
     uint64_t cur_buffer = UINT64_MAX;
     unsigned cur_cpu = 0;
+    uint16_t cur_logger = 0;
     bool cur_used = false;
     int64_t last_ts = 0;
     while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
@@ -162,19 +165,21 @@ static etl_status write_pass(relog *rl, etl_writer *w, etl_error *err)
             rl->stats->damaged++;
         }
         if (rec.buffer_offset != cur_buffer) {
-            if (cur_used && (st = etl_writer_flush_cpu(w, cur_cpu, last_ts, err)) != ETL_OK)
+            if (cur_used && (st = etl_writer_flush_cpu_in(w, cur_logger, cur_cpu, last_ts, err)) != ETL_OK)
                 break;
             cur_buffer = rec.buffer_offset;
             cur_used = false;
         }
         if (rec.is_logfile_header || !etl_keep_has(rl->keep, rec.position))
             continue;
-        if (rec.problem != ETL_OK) {
-            report(rl, false, "record at position %" PRIu64 " not written: %s", rec.position, rec.problem_text);
+        etl_error problem;
+        if (etl_record_problem(&rec, &problem, NULL)) {
+            report(rl, false, "record at position %" PRIu64 " not written: %s", rec.position, problem.message);
             rl->stats->damaged++;
             continue;
         }
-        st = etl_writer_add(w, rec.cpu, rec.bytes, rec.size, rec.has_timestamp, rec.timestamp_raw, err);
+        /* each record under its buffer's logger id: a merged trace's inputs stay apart (procs.h) */
+        st = etl_writer_add_in(w, rec.logger_id, rec.cpu, rec.bytes, rec.size, rec.has_timestamp, rec.timestamp_raw, err);
         if (st == ETL_ERR_LIMIT) {
             report(rl, false, "record at position %" PRIu64 " not written: %s", rec.position, err->message);
             rl->stats->skipped++;
@@ -183,6 +188,7 @@ static etl_status write_pass(relog *rl, etl_writer *w, etl_error *err)
         if (st != ETL_OK)
             break;
         cur_cpu = rec.cpu;
+        cur_logger = rec.logger_id;
         cur_used = true;
         if (rec.has_timestamp)
             last_ts = rec.timestamp_raw;
@@ -222,7 +228,8 @@ static etl_status relog_run(relog *rl, etl_write_sink sink, etl_error *err)
     uint8_t *lf = rl->header + SYSTEM_TRACE_HEADER_SIZE;
     uint32_t mode = etl_ld32(lf + TRACE_LOGFILE_HEADER_OFF_LOG_FILE_MODE) & ~EVENT_TRACE_COMPRESSED_MODE;
     etl_st32(lf + TRACE_LOGFILE_HEADER_OFF_LOG_FILE_MODE, mode);
-    etl_write_config cfg = { .buffer_size = etl_ld32(lf + TRACE_LOGFILE_HEADER_OFF_BUFFER_SIZE) };
+    etl_write_config cfg = { .buffer_size = etl_ld32(lf + TRACE_LOGFILE_HEADER_OFF_BUFFER_SIZE),
+                             .logger_id = rl->header_logger };
     etl_writer *w;
     st = etl_writer_open(&cfg, sink, rl->header, rl->header_len, &w, err);
     if (st != ETL_OK)

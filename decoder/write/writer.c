@@ -1,5 +1,5 @@
 /* writer.c - the buffer and record layout of a written .etl file (etl_write.h): the HEADER
- * buffer, one open buffer per CPU, alignment, 0xFF slack, optional compression and the final
+ * buffer, one open buffer per CPU (per logger id), alignment, 0xFF slack, optional compression and the final
  * logfile facts.  Record contents are the caller's: the generator (tests/etlgen) builds them,
  * the relogger (cli/write_out.c, the Wireshark writer) copies them from a trace. */
 #define _FILE_OFFSET_BITS 64
@@ -33,6 +33,12 @@ typedef struct cpu_buffer {
     uint32_t used; /* bytes used, header included */
 } cpu_buffer;
 
+/* The open buffers of one logger id (a merge writes each input's records under its own). */
+typedef struct lane {
+    uint16_t logger_id;
+    cpu_buffer *cpus; /* cfg.max_cpus entries, data allocated on first use */
+} lane;
+
 struct etl_writer {
     etl_write_config cfg;
     etl_write_sink sink;
@@ -40,7 +46,8 @@ struct etl_writer {
     uint8_t *header_buf; /* the HEADER buffer, rewritten on close */
     uint32_t header_buf_size;
     uint32_t logfile_off; /* TRACE_LOGFILE_HEADER inside header_buf */
-    cpu_buffer *cpus;     /* cfg.max_cpus entries, data allocated on first use */
+    lane lanes[ETL_WRITE_MAX_LOGGERS]; /* lanes[0]: cfg.logger_id */
+    uint32_t n_lanes;
     uint8_t *zbuf;        /* compressed buffer image */
     size_t zcap;
     int64_t sequence;     /* last SequenceNumber given */
@@ -120,9 +127,9 @@ static uint32_t shrunk_size(uint32_t used, uint32_t buffer_size)
 }
 
 /* Write out one CPU buffer; `final` marks the buffers flushed when the session stops. */
-static etl_status flush_buffer(etl_writer *w, unsigned cpu, int64_t ts, bool final, etl_error *err)
+static etl_status flush_buffer(etl_writer *w, const lane *ln, unsigned cpu, int64_t ts, bool final, etl_error *err)
 {
-    cpu_buffer *b = &w->cpus[cpu];
+    cpu_buffer *b = &ln->cpus[cpu];
     uint32_t bsize = w->cfg.buffer_size;
     if (b->data == NULL || b->used == ETL_BUFFER_HEADER_SIZE)
         return ETL_OK;
@@ -137,7 +144,7 @@ static etl_status flush_buffer(etl_writer *w, unsigned cpu, int64_t ts, bool fin
                                    w->zbuf + ETL_BUFFER_HEADER_SIZE, w->zcap - ETL_BUFFER_HEADER_SIZE);
         if (z != 0 && z < raw) {
             size = ETL_BUFFER_HEADER_SIZE + (uint32_t)z;
-            fill_buffer_header(w->zbuf, size, b->used, ts, seq, cpu, w->cfg.logger_id,
+            fill_buffer_header(w->zbuf, size, b->used, ts, seq, cpu, ln->logger_id,
                                flags | ETL_BF_COMPRESSED, BUFFER_TYPE_GENERIC);
             image = w->zbuf;
             w->stats.compressed_buffers++;
@@ -148,7 +155,7 @@ static etl_status flush_buffer(etl_writer *w, unsigned cpu, int64_t ts, bool fin
         }
     }
     if (image == b->data) {
-        fill_buffer_header(b->data, size, b->used, ts, seq, cpu, w->cfg.logger_id, flags, BUFFER_TYPE_GENERIC);
+        fill_buffer_header(b->data, size, b->used, ts, seq, cpu, ln->logger_id, flags, BUFFER_TYPE_GENERIC);
         memset(b->data + b->used, 0xFF, size - b->used);
     }
     etl_status st = sink_write(w, w->file_off, image, size, err);
@@ -179,15 +186,39 @@ static etl_status status_of(const etl_writer *w)
     return w->status != ETL_OK ? w->status : ETL_ERR_ARG;
 }
 
-/* The buffer of `cpu`, allocated on first use. */
-static cpu_buffer *cpu_buffer_of(etl_writer *w, unsigned cpu, etl_error *err)
+/* The lane of a logger id; created on first use when `create`.  NULL when absent, or (creating)
+ * past ETL_WRITE_MAX_LOGGERS or out of memory (fatal). */
+static lane *lane_of(etl_writer *w, uint16_t logger_id, bool create, etl_error *err)
+{
+    for (uint32_t i = 0; i < w->n_lanes; i++)
+        if (w->lanes[i].logger_id == logger_id)
+            return &w->lanes[i];
+    if (!create)
+        return NULL;
+    if (w->n_lanes == ETL_WRITE_MAX_LOGGERS) {
+        etl_fail(err, ETL_ERR_ARG, w->file_off, "more than %u logger ids in one file", ETL_WRITE_MAX_LOGGERS);
+        return NULL;
+    }
+    lane *ln = &w->lanes[w->n_lanes];
+    ln->cpus = calloc(w->cfg.max_cpus, sizeof *ln->cpus);
+    if (ln->cpus == NULL) {
+        fatal(w, err, ETL_ERR_NOMEM, w->file_off, "out of memory for a logger's buffers");
+        return NULL;
+    }
+    ln->logger_id = logger_id;
+    w->n_lanes++;
+    return ln;
+}
+
+/* The buffer of `cpu` in a lane, allocated on first use. */
+static cpu_buffer *cpu_buffer_of(etl_writer *w, lane *ln, unsigned cpu, etl_error *err)
 {
     if (cpu >= w->cfg.max_cpus) {
         etl_fail(err, ETL_ERR_ARG, w->file_off, "processor %u is not below the writer's %u", cpu,
                  (unsigned)w->cfg.max_cpus);
         return NULL;
     }
-    cpu_buffer *b = &w->cpus[cpu];
+    cpu_buffer *b = &ln->cpus[cpu];
     if (b->data == NULL) {
         b->data = malloc(w->cfg.buffer_size);
         if (b->data == NULL) {
@@ -202,6 +233,12 @@ static cpu_buffer *cpu_buffer_of(etl_writer *w, unsigned cpu, etl_error *err)
 etl_status etl_writer_add(etl_writer *w, unsigned cpu, const uint8_t *record, size_t len, bool has_ts,
                           int64_t ts, etl_error *err)
 {
+    return etl_writer_add_in(w, w ? w->cfg.logger_id : 0, cpu, record, len, has_ts, ts, err);
+}
+
+etl_status etl_writer_add_in(etl_writer *w, uint16_t logger_id, unsigned cpu, const uint8_t *record, size_t len,
+                             bool has_ts, int64_t ts, etl_error *err)
+{
     if (w == NULL || record == NULL)
         return etl_fail(err, ETL_ERR_ARG, 0, "no writer or no record");
     if (!usable(w, err))
@@ -215,13 +252,14 @@ etl_status etl_writer_add(etl_writer *w, unsigned cpu, const uint8_t *record, si
                         "a record of %zu bytes does not fit a buffer of %u bytes", len,
                         (unsigned)w->cfg.buffer_size);
     }
-    cpu_buffer *b = cpu_buffer_of(w, cpu, err);
+    lane *ln = lane_of(w, logger_id, true, err);
+    cpu_buffer *b = ln ? cpu_buffer_of(w, ln, cpu, err) : NULL;
     if (b == NULL)
         return w->status != ETL_OK ? w->status : ETL_ERR_ARG;
     if (has_ts && ts > w->now)
         w->now = ts;
     if (aligned > w->cfg.buffer_size - b->used) {
-        etl_status st = flush_buffer(w, cpu, w->now, false, err);
+        etl_status st = flush_buffer(w, ln, cpu, w->now, false, err);
         if (st != ETL_OK)
             return st;
     }
@@ -234,6 +272,11 @@ etl_status etl_writer_add(etl_writer *w, unsigned cpu, const uint8_t *record, si
 
 etl_status etl_writer_flush_cpu(etl_writer *w, unsigned cpu, int64_t ts, etl_error *err)
 {
+    return etl_writer_flush_cpu_in(w, w ? w->cfg.logger_id : 0, cpu, ts, err);
+}
+
+etl_status etl_writer_flush_cpu_in(etl_writer *w, uint16_t logger_id, unsigned cpu, int64_t ts, etl_error *err)
+{
     if (w == NULL)
         return etl_fail(err, ETL_ERR_ARG, 0, "no writer");
     if (!usable(w, err))
@@ -243,15 +286,22 @@ etl_status etl_writer_flush_cpu(etl_writer *w, unsigned cpu, int64_t ts, etl_err
                         (unsigned)w->cfg.max_cpus);
     if (ts > w->now)
         w->now = ts;
-    return flush_buffer(w, cpu, ts, false, err);
+    const lane *ln = lane_of(w, logger_id, false, NULL);
+    return ln ? flush_buffer(w, ln, cpu, ts, false, err) : ETL_OK;
 }
 
 bool etl_writer_fits(const etl_writer *w, unsigned cpu, size_t len)
 {
+    return etl_writer_fits_in(w, w ? w->cfg.logger_id : 0, cpu, len);
+}
+
+bool etl_writer_fits_in(const etl_writer *w, uint16_t logger_id, unsigned cpu, size_t len)
+{
     if (w == NULL || cpu >= w->cfg.max_cpus)
         return false;
-    const cpu_buffer *b = &w->cpus[cpu];
-    uint32_t used = b->data ? b->used : ETL_BUFFER_HEADER_SIZE;
+    const lane *ln = lane_of((etl_writer *)w, logger_id, false, NULL);
+    const cpu_buffer *b = ln ? &ln->cpus[cpu] : NULL;
+    uint32_t used = b && b->data ? b->used : ETL_BUFFER_HEADER_SIZE;
     return ((len + 7) & ~(size_t)7) <= w->cfg.buffer_size - used;
 }
 
@@ -263,11 +313,12 @@ etl_status etl_writer_flush_all(etl_writer *w, int64_t ts, etl_error *err)
         return status_of(w);
     if (ts > w->now)
         w->now = ts;
-    for (uint32_t cpu = 0; cpu < w->cfg.max_cpus; cpu++) {
-        etl_status st = flush_buffer(w, cpu, ts, false, err);
-        if (st != ETL_OK)
-            return st;
-    }
+    for (uint32_t i = 0; i < w->n_lanes; i++)
+        for (uint32_t cpu = 0; cpu < w->cfg.max_cpus; cpu++) {
+            etl_status st = flush_buffer(w, &w->lanes[i], cpu, ts, false, err);
+            if (st != ETL_OK)
+                return st;
+        }
     return ETL_OK;
 }
 
@@ -346,12 +397,11 @@ etl_status etl_writer_open(const etl_write_config *cfg_in, etl_write_sink sink, 
     w->sink = sink;
     w->now = (int64_t)etl_ld64(header_record + SYSTEM_TRACE_HEADER_OFF_SYSTEM_TIME);
     w->header_buf = malloc(cfg.buffer_size);
-    w->cpus = calloc(cfg.max_cpus, sizeof *w->cpus);
     if (cfg.compress) {
         w->zcap = ETL_BUFFER_HEADER_SIZE + cfg.compress_bound;
         w->zbuf = malloc(w->zcap);
     }
-    if (!w->header_buf || !w->cpus || (cfg.compress && !w->zbuf)) {
+    if (!w->header_buf || (cfg.compress && !w->zbuf) || !lane_of(w, cfg.logger_id, true, NULL)) {
         etl_writer_free(w);
         return etl_fail(err, ETL_ERR_NOMEM, 0, "out of memory for the writer's buffers");
     }
@@ -376,11 +426,12 @@ etl_status etl_writer_close(etl_writer *w, const etl_write_final *final, etl_err
         return ETL_OK;
     if (!usable(w, err))
         return status_of(w);
-    for (uint32_t cpu = 0; cpu < w->cfg.max_cpus; cpu++) {
-        etl_status st = flush_buffer(w, cpu, w->now, true, err);
-        if (st != ETL_OK)
-            return st;
-    }
+    for (uint32_t i = 0; i < w->n_lanes; i++)
+        for (uint32_t cpu = 0; cpu < w->cfg.max_cpus; cpu++) {
+            etl_status st = flush_buffer(w, &w->lanes[i], cpu, w->now, true, err);
+            if (st != ETL_OK)
+                return st;
+        }
     uint8_t *lf = w->header_buf + w->logfile_off;
     if (final && final->set_end_time)
         etl_st64(lf + TRACE_LOGFILE_HEADER_OFF_END_TIME, (uint64_t)final->end_time);
@@ -397,10 +448,11 @@ void etl_writer_free(etl_writer *w)
 {
     if (w == NULL)
         return;
-    if (w->cpus)
+    for (uint32_t l = 0; l < w->n_lanes; l++) {
         for (uint32_t i = 0; i < w->cfg.max_cpus; i++)
-            free(w->cpus[i].data);
-    free(w->cpus);
+            free(w->lanes[l].cpus[i].data);
+        free(w->lanes[l].cpus);
+    }
     free(w->header_buf);
     free(w->zbuf);
     free(w);

@@ -4,6 +4,7 @@
  *   etlgen --list
  *   etlgen --preset NAME -o FILE [--records N] [--memory]   (--memory: build the file
  *                                                          in memory, then write it)
+ *          [--pcapng FILE]                              (packet presets with a pcapng twin)
  *   etlgen --preset NAME --expect [--records N]     what FILE will contain, as JSON
  *   etlgen --lzx-compress IN -o OUT                 raw LZXpress stream (compressor tests)
  *
@@ -23,7 +24,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: etlgen --list\n"
-          "       etlgen --preset NAME -o FILE [--records N] [--memory]\n"
+          "       etlgen --preset NAME -o FILE [--records N] [--memory] [--pcapng FILE]\n"
           "       etlgen --preset NAME --expect [--records N]\n"
           "       etlgen --lzx-compress IN -o OUT\n",
           f);
@@ -220,6 +221,8 @@ int main(int argc, char **argv)
             preset_name = argv[++i];
         } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has_value) {
             out_path = argv[++i];
+        } else if (strcmp(a, "--pcapng") == 0 && has_value) {
+            opt.pcapng = argv[++i];
         } else if (strcmp(a, "--lzx-compress") == 0 && has_value) {
             lzx_in = argv[++i];
         } else if (strcmp(a, "--records") == 0 && has_value) {

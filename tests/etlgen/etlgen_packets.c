@@ -17,11 +17,16 @@
  * pktmon: rundown (event 20 components, 60 NdisMedium) at the end as pktmon writes it; each
  * packet at component 1 (Ethernet, Rx) then component 2 (appearance 2); a drop (170), a 128-byte
  * snaplen packet, a Wi-Fi packet, a raw-IP packet, an unknown PacketType and a
- * LoggedPayloadSize past the event.  pktmon_large: --records packets (default 100k). */
+ * LoggedPayloadSize past the event.  pktmon_large: --records packets (default 100k).
+ * pktmon_tcp: a TCP conversation carrying an HTTP GET and its response, each packet logged
+ * once at the NIC, and with --pcapng the same frames as a pcapng. */
 #include "etlgen_packets.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pcapng.h" /* etldump's pcapng block writer (cli/) */
 
 #define NDISCAP_GUID "2ed6006e-4729-4609-b423-3ee7bcd678ef"
 #define PKTMON_GUID "4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac"
@@ -367,6 +372,143 @@ int etlgen_fill_pktmon_large(etlw_writer *w, const etlgen_options *opt)
         /* every packet twice: at the miniport (Rx), then at the protocol (In) */
         TRY(pktmon_packet(&g, &p, EV_PACKET, 0x2000000000000ull + i / 2, (uint16_t)(1 + i % 2),
                           (uint16_t)(i % 2 ? 1 : 3), 1, (uint16_t)(1 + i % 2), 0, (uint16_t)n, (uint16_t)n, f, n));
+    }
+    return pktmon_rundown(&g, &p);
+}
+
+/* ---- pktmon_tcp: one TCP conversation (an HTTP GET) and its pcapng ------------------------- */
+
+/* Client 10.0.0.1:49152 (this machine, at its NIC netvsc.sys), server 10.0.0.2:80. */
+#define TCP_CLIENT_PORT 49152u
+#define TCP_SERVER_PORT 80u
+enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_PSH = 0x08, TCP_ACK = 0x10 };
+/* pktmon DirTag (etw-formats.md section 14): Rx at a miniport, Tx at a miniport */
+enum { DIR_RX = 3, DIR_TX = 4 };
+/* FILETIME of 1970-01-01 */
+#define FILETIME_UNIX_EPOCH 116444736000000000LL
+
+static uint16_t csum_fold(uint32_t sum)
+{
+    while (sum >> 16)
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    return (uint16_t)~sum;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i += 2)
+        sum += (uint32_t)p[i] << 8 | p[i + 1];
+    if (n % 2)
+        sum += (uint32_t)p[n - 1] << 8;
+    return sum;
+}
+
+/* Ethernet II + IPv4 + TCP (20-byte header, checksums right), `data` as the payload. */
+static size_t eth_tcp4(uint8_t *f, int to_server, uint32_t seq, uint32_t ack, uint8_t flags, const char *data,
+                       size_t len, uint16_t ip_id)
+{
+    static const uint8_t client_mac[] = { 0x00, 0x15, 0x5d, 0x01, 0x02, 0x03 };
+    static const uint8_t server_mac[] = { 0x00, 0x15, 0x5d, 0x0a, 0x0b, 0x0c };
+    uint8_t *ip = f + 14, *tcp = ip + 20;
+    uint16_t total = (uint16_t)(40 + len);
+    uint32_t sum;
+
+    memcpy(f, to_server ? server_mac : client_mac, 6);
+    memcpy(f + 6, to_server ? client_mac : server_mac, 6);
+    be16(f + 12, 0x0800);
+    memset(ip, 0, 40);
+    ip[0] = 0x45;
+    be16(ip + 2, total);
+    be16(ip + 4, ip_id);
+    ip[6] = 0x40; /* don't fragment */
+    ip[8] = to_server ? 128 : 64;
+    ip[9] = 6;
+    ip[12] = 10; ip[15] = to_server ? 1 : 2; /* source */
+    ip[16] = 10; ip[19] = to_server ? 2 : 1; /* destination */
+    be16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+    be16(tcp, (uint16_t)(to_server ? TCP_CLIENT_PORT : TCP_SERVER_PORT));
+    be16(tcp + 2, (uint16_t)(to_server ? TCP_SERVER_PORT : TCP_CLIENT_PORT));
+    be16(tcp + 4, (uint16_t)(seq >> 16)); be16(tcp + 6, (uint16_t)seq);
+    be16(tcp + 8, (uint16_t)(ack >> 16)); be16(tcp + 10, (uint16_t)ack);
+    tcp[12] = 5 << 4;
+    tcp[13] = flags;
+    be16(tcp + 14, 64240); /* window */
+    memcpy(tcp + 20, data, len);
+    /* pseudo header: addresses, protocol, TCP length */
+    sum = csum_add(0, ip + 12, 8) + 6u + (uint32_t)(20 + len);
+    be16(tcp + 16, csum_fold(csum_add(sum, tcp, 20 + len)));
+    return 14 + (size_t)total;
+}
+
+int etlgen_fill_pktmon_tcp(etlw_writer *w, const etlgen_options *opt)
+{
+    static const char request[] = "GET /index.html HTTP/1.1\r\nHost: www.example.test\r\n"
+                                  "User-Agent: etlgen\r\nAccept: */*\r\n\r\n";
+    static const char body1[] = "<html><head><title>etlshark</title></head>\n<body>\n";
+    static const char body2[] = "<p>A TCP conversation logged by pktmon, read as packets.</p>\n</body></html>\n";
+    char response[256];
+    /* the conversation: who sends, flags, the payload; sequence numbers follow from it */
+    struct seg { int to_server; uint8_t flags; const char *data; size_t len; };
+    struct seg convo[11];
+    size_t nseg = 0;
+    int rlen = snprintf(response, sizeof response,
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %u\r\n\r\n%s",
+                        (unsigned)(sizeof body1 - 1 + sizeof body2 - 1), body1);
+#define SEG(dir, fl, d, n) convo[nseg++] = (struct seg){ (dir), (fl), (d), (n) }
+    SEG(1, TCP_SYN, "", 0);
+    SEG(0, TCP_SYN | TCP_ACK, "", 0);
+    SEG(1, TCP_ACK, "", 0);
+    SEG(1, TCP_PSH | TCP_ACK, request, sizeof request - 1);
+    SEG(0, TCP_ACK, "", 0);
+    SEG(0, TCP_ACK, response, (size_t)rlen);          /* the response in two segments */
+    SEG(0, TCP_PSH | TCP_ACK, body2, sizeof body2 - 1);
+    SEG(1, TCP_ACK, "", 0);
+    SEG(1, TCP_FIN | TCP_ACK, "", 0);
+    SEG(0, TCP_FIN | TCP_ACK, "", 0);
+    SEG(1, TCP_ACK, "", 0);
+#undef SEG
+    struct pgen g = { w, etlw_now(w) + 10000 };
+    static uint8_t pbuf[4096], f[MAX_FRAME];
+    etlw_bytes p;
+    etlw_bytes_init(&p, pbuf, sizeof pbuf);
+    uint32_t next[2] = { 5000, 1000 }; /* next sequence number: [0] server, [1] client */
+    etlw_config cfg;
+    FILE *out = NULL;
+    pcapng_writer pw;
+
+    /* the same frames as a pcapng, times to 100 ns (the record's UTC as the reader converts
+     * its QPC time: the session's start plus the ticks since the logfile header, 10 MHz) */
+    etlgen_config_pktmon(&cfg, opt);
+    if (opt != NULL && opt->pcapng != NULL) {
+        out = fopen(opt->pcapng, "wb");
+        if (out == NULL)
+            return ETLW_E_IO;
+        pcapng_init(&pw, out);
+        pcapng_section(&pw, "etlgen pktmon_tcp");
+        pcapng_interface(&pw, 1, 0, "netvsc.sys", "Microsoft Hyper-V Network Adapter", 7);
+    }
+    for (size_t i = 0; i < nseg; i++) {
+        const struct seg *s = &convo[i];
+        int me = s->to_server;
+        uint32_t seq = next[me];
+        uint32_t ack = (s->flags & TCP_ACK) ? next[!me] : 0;
+        size_t n = eth_tcp4(f, me, seq, ack, s->flags, s->data, s->len, (uint16_t)(0x100 + i));
+
+        next[me] += (uint32_t)s->len + ((s->flags & (TCP_SYN | TCP_FIN)) ? 1u : 0u);
+        TRY(pktmon_packet(&g, &p, EV_PACKET, 0x2000000000200ull + i, 1, me ? DIR_TX : DIR_RX, 1, 1, 0,
+                          (uint16_t)n, (uint16_t)n, f, n));
+        if (out != NULL) {
+            pcapng_packet_opts o = { .direction = me ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND };
+            int64_t t = cfg.start_time + (g.now - cfg.header_timestamp) - FILETIME_UNIX_EPOCH;
+
+            pcapng_packet(&pw, 0, (uint64_t)t, f, (uint32_t)n, (uint32_t)n, &o);
+        }
+    }
+    if (out != NULL) {
+        bool ok = pcapng_ok(&pw);
+
+        if (fclose(out) != 0 || !ok)
+            return ETLW_E_IO;
     }
     return pktmon_rundown(&g, &p);
 }

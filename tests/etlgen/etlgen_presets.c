@@ -1587,6 +1587,9 @@ const etlgen_preset etlgen_presets[] = {
     { "pktmon_large", "benchmark input: --records N pktmon packets (default 100000), each at two "
                       "components",
       etlgen_config_pktmon, etlgen_fill_pktmon_large },
+    { "pktmon_tcp", "pktmon at a NIC: a TCP conversation (handshake, HTTP GET, a response in two "
+                    "segments, FIN both ways); --pcapng FILE writes its frames as a pcapng too",
+      etlgen_config_pktmon, etlgen_fill_pktmon_tcp },
     /* WPP software traces (etlgen_wpp.c) */
     { "wpp", "WPP messages built from a dozen of the shared TMFs' definitions (every Item type "
              "they use), the EVENT_HEADER form, a 32-bit provider, short and long arguments, "

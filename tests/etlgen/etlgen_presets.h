@@ -11,6 +11,7 @@
 
 typedef struct etlgen_options {
     uint64_t records;          /* for presets whose size is adjustable (large) */
+    const char *pcapng;        /* packet presets that have one: also write their frames here */
 } etlgen_options;
 
 typedef struct etlgen_preset {

@@ -518,16 +518,30 @@ def test_capinfos(env):
         info = _capinfos(env, name, machine=False)
         check(info.get("File type") == "Windows ETW trace (.etl)",
               f"{name}: capinfos file type {info.get('File type')!r}")
-        check(info.get("File encapsulation") == "ETW event record (etlshark)",
+        # Wireshark's ETW encapsulation (pcapng link type 290), so pcapng can hold the frames
+        check(info.get("File encapsulation") == "Event Tracing for Windows messages",
               f"{name}: capinfos encapsulation {info.get('File encapsulation')!r}")
         info_m = _capinfos(env, name, machine=True)
-        check(info_m.get("File type") == "etl" and info_m.get("File encapsulation") == "etlshark",
+        check(info_m.get("File type") == "etl" and info_m.get("File encapsulation") == "etw",
               f"{name}: capinfos -M names {info_m.get('File type')!r}/{info_m.get('File encapsulation')!r}")
         check(info_m.get("Number of packets") == str(env.expected[name]["records"]),
               f"{name}: capinfos counts {info_m.get('Number of packets')!r} packets, "
               f"expected {env.expected[name]['records']}")
         print(f"  ok {name}: {info['File type']} / {info['File encapsulation']} / "
               f"{info_m['Number of packets']}")
+
+
+def stop_group(p):
+    """End a process started with start_new_session=True, and its children: TERM, then KILL
+    after 10 s."""
+    if p is None or p.poll() is not None:
+        return
+    os.killpg(p.pid, signal.SIGTERM)
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
 
 
 def _x_windows(display, env_vars):
@@ -541,19 +555,29 @@ def _x_windows(display, env_vars):
     return wins
 
 
-def _gui_open(env, display, capture, settle):
-    """Start wireshark on a capture; return the windows of class wireshark once settled."""
+def gui_home(env, recent=None):
+    """A fresh HOME for wireshark-qt: the main window at 0,0 filling a 1280x900 screen, the
+    profile's `recent` lines given, owned by the user the tools run as."""
     home = env.fresh_home()
     cfg = os.path.join(home, ".config", "wireshark")
     os.makedirs(cfg)
     with open(os.path.join(cfg, "recent_common"), "w") as f:
         f.write("gui.geometry_main_x: 0\ngui.geometry_main_y: 0\n"
                 "gui.geometry_main_width: 1280\ngui.geometry_main_height: 900\n")
+    if recent:
+        with open(os.path.join(cfg, "recent"), "w") as f:
+            f.write(recent)
     if env.as_user:
         for dirpath, _, filenames in os.walk(home):
             os.chown(dirpath, env.as_user.pw_uid, env.as_user.pw_gid)
             for fn in filenames:
                 os.chown(os.path.join(dirpath, fn), env.as_user.pw_uid, env.as_user.pw_gid)
+    return home
+
+
+def _gui_open(env, display, capture, settle):
+    """Start wireshark on a capture; return the windows of class wireshark once settled."""
+    home = gui_home(env)
     kw = env.popen_kwargs(home, {"DISPLAY": display, "XDG_RUNTIME_DIR": home})
     p = subprocess.Popen([env.args.wireshark, "-r", capture], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, start_new_session=True, **kw)
@@ -572,13 +596,7 @@ def _gui_open(env, display, capture, settle):
         wins = [w for w in _x_windows(display, kw["env"]) if '"wireshark"' in w[1]]
         return wins
     finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGTERM)
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+        stop_group(p)
 
 
 def test_gui(env):
@@ -587,7 +605,7 @@ def test_gui(env):
     dialog, so the check can see one."""
     for tool in (env.args.wireshark, "Xvfb", "xwininfo"):
         if not shutil.which(tool):
-            print(f"SKIP: {tool} is not installed (apt-get install wireshark-qt xvfb x11-utils)")
+            print(f"SKIP: {tool} is not installed (apt-get install wireshark xvfb x11-utils)")
             return SKIP
     num = next(n for n in range(90, 200) if not os.path.exists(f"/tmp/.X11-unix/X{n}")
                and not os.path.exists(f"/tmp/.X{n}-lock"))
@@ -621,12 +639,7 @@ def test_gui(env):
             check(dialogs, f"GUI control: no error dialog for the empty file; windows: {titles}")
             print(f"  ok GUI control: empty file raises a dialog: {titles}")
     finally:
-        os.killpg(xvfb.pid, signal.SIGTERM)
-        try:
-            xvfb.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(xvfb.pid, signal.SIGKILL)
-            xvfb.wait()
+        stop_group(xvfb)
     return 0
 
 # ---- synthetic frames (user DLT) and damaged files ----------------------------------------------

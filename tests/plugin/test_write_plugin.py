@@ -16,11 +16,29 @@ test_plugin.py (--etldump is the oracle); the tests:
                one): frames in time order, every record decoded as in its own file - but for its
                raw timestamp (converted to the merged file's system-time clock, with the
                StackWalk EventTimeStamp that names an event) - process names and stack links
-               included.
+               included; and of a kernel trace with a copy of it whose processes are named
+               otherwise (the same pids at the same times in two traces): every record of each
+               keeps its own file's process name (pids kept apart by logger id, procs.h);
+  mergepcapng  a pcapng of the frames of three traces (each saved with `editcap -T user0`, then
+               mergecap): the two twin traces above and an EventSource trace whose schemas it
+               carries; read with `tshark -2`, every frame shows the event name, process name
+               and decoded values its own trace gives it (each trace prescanned for its own
+               schemas and processes, etl_prescan.h);
+  writepcapng  pcapng too: `editcap -F pcapng` of a trace, and of a subset written as .etl
+               first (every 7th frame: the .etl gets the context records), with the .etl then
+               removed, so nothing leads back to a trace: read with `tshark -2`, every frame of
+               the whole trace and every kept frame of the subset shows the event name, process
+               name and values it has in the original (the context travels as frames);
+  dospaths     (the paths written traces keep, issue 14) net452's NT paths in DOS form from its own
+               volume mappings: tshark's etl.dos_path values, frame by frame, are etldump's
+               "dos_paths" values, record by record (7194 records: Image, FileIo, Kernel-File
+               events), and C:\\Windows\\System32\\ntdll.dll is among them.
 """
+import collections
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -153,8 +171,124 @@ def test_writemerge(env):
                      f"{merge_key(r)[:300]}")
     tp.check(len(m) == total, f"{len(m)} records merged, {total} in the inputs")
 
+    # The same pids alive at the same times in two traces: a kernel trace and a copy of it whose
+    # svchost.exe processes are named svchosX.exe (the image names in its Process events).
+    kern, twin = twin_trace(env)
+    merged2 = os.path.join(out_dir(env), "merged-twins.etl")
+    env.run(["mergecap", "-F", "etl", "-w", merged2, kern, twin])
+    check_clean(env, merged2)
+    got = collections.Counter(merge_key(r) for r in records(env, merged2))
+    want = collections.Counter()
+    names = collections.Counter()
+    for path in (kern, twin):
+        own = records(env, path)
+        want.update(merge_key(r) for r in own[1:])
+        names.update(r.get("process_name") for r in own)
+    for k, n in want.items():
+        tp.check(got[k] >= n, f"merged twins: a record decodes {got[k]} times as in its own file, {n} wanted:\n{k[:300]}")
+    tp.check(names["svchosX.exe"] > 1000 and names["svchost.exe"] == names["svchosX.exe"],
+             f"the twins name their processes apart: {names['svchost.exe']} svchost.exe, {names['svchosX.exe']} svchosX.exe")
 
-tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge})
+
+def twin_trace(env):
+    """A kernel trace and a copy of it whose svchost.exe processes are named svchosX.exe."""
+    kern = env.capture("etlparser_ShutdownPerfDiagLogger_kernel.etl")
+    twin = os.path.join(out_dir(env), "twin-names.etl")
+    if not os.path.exists(twin):
+        with open(kern, "rb") as f:
+            data = f.read()
+        with open(twin, "wb") as f:
+            f.write(data.replace(b"svchost.exe\x00", b"svchosX.exe\x00"))
+        os.chmod(twin, 0o644)
+    return kern, twin
+
+
+FRAME_FIELDS = ["etl.event_name", "etl.process_name", "etl.process_pid", "etl.kv"]
+
+
+def frame_rows(env, path, extra=()):
+    _, out, _ = env.run([env.args.tshark, "-2", "-r", path, *extra, "-T", "fields", "-E", "occurrence=a"]
+                        + [a for f in FRAME_FIELDS for a in ("-e", f)])
+    return out.splitlines()
+
+
+def test_mergepcapng(env):
+    kern, twin = twin_trace(env)
+    inputs = [kern, twin, env.capture("tx_BondEtwSample_eventsource.etl")]
+    parts = []
+    want = collections.Counter()
+    for i, path in enumerate(inputs):
+        part = os.path.join(out_dir(env), f"part{i}.pcapng")
+        env.run(["editcap", "-F", "pcapng", "-T", "user0", path, part])
+        parts.append(part)
+        want.update(frame_rows(env, path))
+    merged = os.path.join(out_dir(env), "merged-traces.pcapng")
+    env.run(["mergecap", "-F", "pcapng", "-w", merged] + parts)
+    got = collections.Counter(frame_rows(env, merged, ("-o", tp.USER_DLT_PREF)))
+    tp.check(sum(got.values()) == sum(want.values()),
+             f"{sum(got.values())} frames merged, {sum(want.values())} in the traces")
+    missing = want - got
+    tp.check(not missing, f"{sum(missing.values())} frames of the merged pcapng do not decode as in their own "
+             f"trace, e.g.\n{next(iter(missing), '')[:300]}")
+    bond = [r for r in got if r.startswith("WriteBinaryPayload\t")]
+    tp.check(len(bond) > 0, "the EventSource trace's events are named by its own manifest")
+
+
+PCAPNG_CAPTURES = ["etlparser_ShutdownPerfDiagLogger_kernel.etl", "tx_BondEtwSample_eventsource.etl",
+                   "perfview_gcevents_clr.etl", "perfview_primitive-types_tracelogging.etl",
+                   "perfview_smallEtlFile_32bit_compressed.etl"]
+
+
+def test_writepcapng(env):
+    for name in PCAPNG_CAPTURES:
+        src = env.capture(name)
+        orig = frame_rows(env, src)
+        # the whole trace: a copy saved as pcapng, the copy removed
+        copy = os.path.join(out_dir(env), "copy-" + name)
+        shutil.copyfile(src, copy)
+        os.chmod(copy, 0o644)
+        whole = os.path.join(out_dir(env), name + ".pcapng")
+        env.run(["editcap", "-F", "pcapng", copy, whole])
+        os.remove(copy)
+        got = frame_rows(env, whole)
+        tp.check(len(got) == len(orig), f"{name}: {len(got)} frames in the pcapng, {len(orig)} in the trace")
+        for i in range(1, len(orig)):
+            tp.check(got[i] == orig[i], f"{name}: pcapng frame {i + 1} decodes otherwise:\n{orig[i][:300]}\n{got[i][:300]}")
+        # a subset: every 7th frame as .etl (with its context), that as pcapng, the .etl removed
+        kept = list(range(1, len(orig) + 1, 7))[:2000]
+        sub = os.path.join(out_dir(env), "sub-" + name)
+        env.run(["editcap", "-F", "etl", "-r", src, sub] + [str(n) for n in kept])
+        subp = os.path.join(out_dir(env), "sub-" + name + ".pcapng")
+        env.run(["editcap", "-F", "pcapng", sub, subp])
+        os.remove(sub)
+        have = collections.Counter(frame_rows(env, subp))
+        for n in kept[1:]:
+            tp.check(have[orig[n - 1]] > 0, f"{name}: kept frame {n} decodes otherwise in the subset pcapng:\n"
+                     f"{orig[n - 1][:300]}")
+        print(f"  ok {name}: {len(orig)} frames as pcapng, {len(kept)} kept in a subset pcapng")
+
+
+def test_dospaths(env):
+    src = env.capture("perfview_net452_x64_merged_compressed.etl")
+    want = []
+    for r in records(env, src):
+        d = r.get("dos_paths")
+        want.append(",".join(d.values()) if d else "")
+    _, out, _ = env.run([env.args.tshark, "-r", src, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
+                         "-e", "etl.dos_path"])
+    got = out.split("\n")[:len(want)]
+    tp.check(len(got) == len(want), f"{len(got)} frames, {len(want)} records")
+    n = sum(1 for w in want if w)
+    tp.check(n > 7000, f"only {n} records have DOS paths")
+    for i, (w, g) in enumerate(zip(want, got)):
+        tp.check(w == g, f"frame {i + 1}: etl.dos_path {g!r}, etldump dos_paths {w!r}")
+    tp.check(any("C:\\Windows\\System32\\ntdll.dll" in w for w in want), "ntdll.dll's DOS path is shown")
+    print(f"  ok {n} records with DOS paths, the same in tshark and etldump")
+
+
+tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge,
+                 "mergepcapng": test_mergepcapng, "writepcapng": test_writepcapng,
+                 "dospaths": test_dospaths})
 
 if __name__ == "__main__":
     sys.exit(tp.main())

@@ -14,18 +14,26 @@ once as a normal user:
   quickstart.sh: calls the install step first, stops when it fails, and configures for the
         system folders as root (-DETLSHARK_INSTALL_SYSTEM=ON) or for ~/.local as a user.
 
+The package names themselves (the stubs accept any): none is a versioned LLVM package (the
+list named libclang-rt-14-dev, which Debian 13 does not have: the clang runtime is
+libclang-rt-dev, the default clang's), and every one has an installation candidate in each apt
+index at hand: this machine's (Debian 12) and those of the Debian roots tests/versions caches
+($ETLSHARK_ROOTS_CACHE, else /var/cache/etlshark/roots: trixie = Debian 13, sid), read with
+`apt-cache -o Dir=ROOT`.  An index that is not there is skipped, saying so.
+
 Identities: the case matching the current uid runs as is.  The other one is made real where
 possible: as root the user case runs as the unprivileged user `etlsharktest` (runuser; the
 plugin tests use the same user), so `id -u` really is non-zero.  Only a normal user who cannot
 become root has the root case faked, by a stub `id` that answers 0 to `id -u` (the script's only
 test of identity).
 
-usage: test_install.py [--script PATH] [--quickstart PATH] [--case root|user|all]
+usage: test_install.py [--script PATH] [--quickstart PATH] [--case root|user|all|names]
   --script      the install-deps.sh to test (default: the repository's); the test must fail
                 on the one before commit db58432 (git show 5d94b4c~2:tests/install-deps.sh)
 Exit status 0 when every check passes, 1 otherwise.
 """
 import argparse
+import glob
 import os
 import pwd
 import re
@@ -207,18 +215,71 @@ def test_case(name, work, as_user, fake_root, script, quickstart):
     return case.failures
 
 
+def apt_indexes():
+    """The apt package indexes at hand, as (label, apt-cache options): this machine's when its
+    lists are there, and each complete Debian root that tests/versions/make-root.sh cached."""
+    out = []
+    if glob.glob("/var/lib/apt/lists/*_Packages*"):
+        release = open("/etc/debian_version").read().strip() if os.path.exists("/etc/debian_version") else "?"
+        out.append((f"this machine (Debian {release})", []))
+    else:
+        print("  skip: this machine has no apt lists (apt-get update first)")
+    cache = os.environ.get("ETLSHARK_ROOTS_CACHE", "/var/cache/etlshark/roots")
+    roots = sorted(d for d in glob.glob(os.path.join(cache, "*"))
+                   if os.path.exists(os.path.join(d, ".etlshark-ready")))
+    if not roots:
+        print(f"  skip: no Debian root cached in {cache} (tests/versions/make-root.sh makes them)")
+    for d in roots:
+        out.append((f"the {os.path.basename(d)} root", ["-o", f"Dir={d}"]))
+    return out
+
+
+def candidates(opts, pkgs):
+    """{package: candidate version or None} from `apt-cache policy` (None: unknown or none)."""
+    p = subprocess.run(["apt-cache"] + opts + ["policy"] + pkgs, stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True, timeout=300)
+    got, name = {}, None
+    for line in p.stdout.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            name = line[:-1].split(":")[0]
+        elif name and line.strip().startswith("Candidate:"):
+            v = line.split(":", 1)[1].strip()
+            got[name] = None if v == "(none)" else v
+    return {pk: got.get(pk) for pk in pkgs}
+
+
+def test_names(script):
+    case = Case("names", None, False)
+    print("== the package names of install-deps.sh")
+    pkgs = expected_packages(script)
+    versioned = [pk for pk in pkgs if re.search(r"(clang|llvm|lld)", pk) and re.search(r"-\d+(-dev)?$", pk)]
+    case.check(not versioned, "no versioned LLVM package: the clang runtime follows the default clang"
+               + (f" (names {versioned})" if versioned else ""))
+    case.check("clang" in pkgs and "libclang-rt-dev" in pkgs,
+               "clang and its runtime libclang-rt-dev (sanitizers, libFuzzer) are listed")
+    for label, opts in apt_indexes():
+        cand = candidates(opts, pkgs)
+        missing = [pk for pk, v in cand.items() if v is None]
+        case.check(not missing, f"every package has an installation candidate in {label}"
+                   + (f" (none for {missing})" if missing else
+                      f" (clang runtime {cand.get('libclang-rt-dev')})"))
+    return case.failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--script", default=os.path.join(REPO, "tests", "install-deps.sh"))
     ap.add_argument("--quickstart", default=os.path.join(REPO, "quickstart.sh"))
-    ap.add_argument("--case", choices=["root", "user", "all"], default="all")
+    ap.add_argument("--case", choices=["root", "user", "all", "names"], default="all")
     args = ap.parse_args()
 
     is_root = os.getuid() == 0
     failures = []
     with tempfile.TemporaryDirectory(prefix="etlshark-setup-") as tmp:
         os.chmod(tmp, 0o755)
-        for name in (["root", "user"] if args.case == "all" else [args.case]):
+        if args.case in ("all", "names"):
+            failures += test_names(args.script)
+        for name in (["root", "user"] if args.case == "all" else [] if args.case == "names" else [args.case]):
             work = os.path.join(tmp, name)
             os.makedirs(work)
             if name == "root":

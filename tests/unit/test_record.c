@@ -58,18 +58,43 @@ static void test_event_header(void)
     CHECK(etl_ext_u32(&r.ext[1], &ts) && ts == 3);
     CHECK_EQ_U(r.payload_offset, 0x78);
     CHECK_EQ_U(r.payload_size, 6);
-    CHECK(r.problem == ETL_OK);
+    etl_error problem;
+    uint32_t at = 7;
+    CHECK(!etl_record_problem(&r, &problem, &at));
+    CHECK_EQ_U(at, 7); /* untouched when there is none */
 
-    /* The chain says another item follows, but the record ends: a problem, not a failure. */
+    /* The chain says another item follows, but the record ends: a problem, not a failure,
+     * named as an etl_error: code, text, and the file offset of the byte (the third item's
+     * header would start at 0x78 of the record). */
     put16(0x6C, 1);
     CHECK(frame(size, &r) == ETL_OK);
-    CHECK(r.problem == ETL_ERR_TRUNCATED);
+    r.buffer_offset = 0x20000;
+    r.record_offset = 0x48;
+    CHECK(etl_record_problem(&r, NULL, NULL));
+    CHECK(etl_record_problem(&r, &problem, &at));
+    CHECK(problem.code == ETL_ERR_TRUNCATED);
+    CHECK_EQ_U(problem.offset, 0x20000 + 0x48 + 0x78);
+    CHECK_EQ_U(at, 0x78);
+    CHECK(strcmp(problem.message, "extended data item header runs past the record end") == 0);
+    /* In a compressed buffer the record has no file offset of its own: the buffer's, and the
+     * message says where in the decompressed buffer (0x48 + 0x78). */
+    r.buffer_flags = ETL_BF_COMPRESSED;
+    CHECK(etl_record_problem(&r, &problem, &at));
+    CHECK(problem.code == ETL_ERR_TRUNCATED);
+    CHECK_EQ_U(problem.offset, 0x20000);
+    CHECK_EQ_U(at, 0x78);
+    CHECK(strcmp(problem.message,
+                 "extended data item header runs past the record end (byte 0xc0 of the decompressed buffer)") == 0);
     CHECK_EQ_U(r.ext_count, 2);
     put16(0x6C, 0);
-    /* An item whose data size exceeds its own size. */
+    /* An item whose data size exceeds its own size: the problem is at that item (0x68). */
     put16(0x6E, 40);
     CHECK(frame(size, &r) == ETL_OK);
-    CHECK(r.problem == ETL_ERR_CORRUPT);
+    CHECK(etl_record_problem(&r, &problem, &at));
+    CHECK(problem.code == ETL_ERR_CORRUPT);
+    CHECK_EQ_U(problem.offset, 0x68);
+    CHECK_EQ_U(at, 0x68);
+    CHECK(strcmp(problem.message, "extended data item with impossible sizes") == 0);
     CHECK_EQ_U(r.ext_count, 1);
     CHECK_EQ_U(r.payload_offset, 0x68);
     /* A record running past the available bytes cannot be framed. */

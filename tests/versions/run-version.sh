@@ -2,10 +2,13 @@
 # run-version.sh - build etlshark inside a Debian root against that suite's own Wireshark and run
 # the tshark suite there (issue 11: Wireshark 4.4 and 4.6 end to end).
 #
-# usage: tests/versions/run-version.sh SUITE [--values-ref FILE] [--shared DIR]
+# usage: tests/versions/run-version.sh SUITE [--values-ref FILE] [--pcapng-ref DIR] [--shared DIR]
 #   SUITE          trixie (Wireshark 4.4) or sid (Wireshark 4.6)
 #   --values-ref   values.py dump of the host's Wireshark (4.0): the decoded values of every
 #                  shared capture in the root must equal it (tests/versions/values.py)
+#   --pcapng-ref   a folder made on the host (tests/run-all.sh): every non-empty shared capture
+#                  as a pcapng of ETW frames (values.py pcapng: <capture>.pcapng, expected.json)
+#                  and values.json, the host's `values.py dump --user-dlt` of them
 #   --shared       the shared folder (captures/, goldens/, manifests/); default ../shared
 #
 # Steps, each counted as a test in the last line:
@@ -20,19 +23,26 @@
 #   plugin_*   ctest -R '^plugin_' -E gui inside the root (tests/plugin/test_plugin.py runs the
 #              tools as user etlsharktest, created in the root); without the reader they skip
 #   values     with --values-ref: every capture's etl.* values equal the host's (values.py)
+#   values-pcapng  with --pcapng-ref, where the reader is not built (4.4: it cannot be): the
+#              suite's tshark reads the pcapng form of every capture with the dissector alone (a
+#              plugin folder without the reader), one frame per record, and every capture's
+#              etl.* values equal the host's reading of the same pcapngs.  Where the reader is
+#              built, the values step compares the .etl files themselves.
 # The last line is "versions: <label>: N passed, N failed, N skipped" (tests/run-all.sh adds it
 # up).  Exit 0 when nothing failed, 77 when the root cannot be had (not root, no debootstrap,
 # archive unreachable: said why), 1 otherwise.  Every step has a timeout.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-suite=${1:?usage: run-version.sh SUITE [--values-ref FILE] [--shared DIR]}
+suite=${1:?usage: run-version.sh SUITE [--values-ref FILE] [--pcapng-ref DIR] [--shared DIR]}
 shift
 values_ref=
+pcapng_ref=
 shared=$(cd "$repo/.." && pwd)/shared
 while [ $# -gt 0 ]; do
     case $1 in
         --values-ref) values_ref=$2; shift 2 ;;
+        --pcapng-ref) pcapng_ref=$(cd "$2" && pwd) || exit 2; shift 2 ;;
         --shared) shared=$2; shift 2 ;;
         *) echo "run-version: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -195,5 +205,39 @@ if [ -n "$values_ref" ] && [ "$reader" = yes ]; then
 elif [ -n "$values_ref" ]; then
     echo "  skip [$label] decoded values: no file reader here, nothing opens the captures"
     skip=$((skip + 1))
+fi
+
+# --- the pcapng form of every capture, through the dissector alone ---------------------------------
+if [ -n "$pcapng_ref" ] && [ "$reader" = yes ]; then
+    echo "  note [$label] values-pcapng not run: the reader is built here, the values step reads the .etl files"
+elif [ -n "$pcapng_ref" ]; then
+    start=$(date +%s)
+    # The plugins without the reader: only a file Wireshark opens by itself gets frames here.
+    rm -rf "$srv/plugins-dissector" "$srv/pcapng"
+    mkdir -p "$srv/plugins-dissector/$xy"
+    cp -R "$plugins/$xy/epan" "$srv/plugins-dissector/$xy/epan"
+    mkdir -p "$srv/pcapng"
+    cp "$pcapng_ref"/*.pcapng "$pcapng_ref/expected.json" "$srv/pcapng/"
+    chmod -R a+rX "$srv/plugins-dissector" "$srv/pcapng"
+    want=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$pcapng_ref/expected.json")
+    if inroot 2400 "nice python3 /srv/etlshark/src/tests/versions/values.py dump --user-dlt \
+            --plugins /srv/etlshark/plugins-dissector --captures /srv/etlshark/pcapng \
+            --manifests /srv/etlshark/shared/manifests --out /srv/etlshark/values-pcapng.json" \
+            >"$srv/values-pcapng-dump.log" 2>&1; then
+        sed 's/^/    /' "$srv/values-pcapng-dump.log"
+        python3 "$here/values.py" compare "$pcapng_ref/values.json" "$srv/values-pcapng.json" \
+            >"$srv/values-pcapng-compare.log" 2>&1
+        grep -v '^  ok' "$srv/values-pcapng-compare.log" | sed 's/^/    /'
+        # equal values, and on every capture of the reference (none left out)
+        n=$(grep -c '^  ok ' "$srv/values-pcapng-compare.log")
+        if grep -q 'all equal' "$srv/values-pcapng-compare.log" && [ "$n" -eq "$want" ] && [ "$n" -gt 0 ]; then
+            ok "values-pcapng: the dissector alone reads the pcapng form of $n captures, values equal the host's ($(($(date +%s) - start)) s)"
+        else
+            bad "values-pcapng: $n of $want captures' values equal the host's (above)"
+        fi
+    else
+        sed 's/^/    /' "$srv/values-pcapng-dump.log"
+        bad "values-pcapng: values.py dump --user-dlt failed in the root"
+    fi
 fi
 finish
