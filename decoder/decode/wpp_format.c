@@ -246,7 +246,7 @@ static bool is_signed_kind(etl_tmf_kind k)
 /* Argument `it` (its TMF item `ti`) in conversion c. */
 static void put_arg(out_buf *o, const conv *c, const etl_tmf_item *ti, const etl_item *it)
 {
-    static char text[ETL_WPP_MAX_VALUE_TEXT], scratch[ETL_WPP_MAX_VALUE_TEXT];
+    char text[ETL_WPP_MAX_VALUE_TEXT], scratch[ETL_WPP_MAX_VALUE_TEXT]; /* no statics: sessions may be per thread */
     etl_value v;
     etl_value_decode(it, &v, scratch, sizeof scratch);
     bool numeric = c->type && strchr("diuxXocp", c->type);
@@ -280,6 +280,13 @@ static void put_arg(out_buf *o, const conv *c, const etl_tmf_item *ti, const etl
         return;
     } else if (integer && numeric) {
         put_int(o, c, u, bits, v.kind == ETL_VALUE_INT);
+        return;
+    }
+    if (v.kind == ETL_VALUE_GUID) {
+        /* the registry form, as Windows writes GUIDs in text (StringFromGUID2) */
+        char g[ETL_GUID_BRACED_STR_SIZE];
+        etl_format_guid_braced(&v.v.guid, g);
+        put_text(o, c, g, strlen(g));
         return;
     }
     size_t n = etl_value_format(it, text, sizeof text);

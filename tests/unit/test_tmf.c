@@ -256,6 +256,9 @@ static void test_unknown_and_duplicates(void)
                        "#typev x_c3 2 \"%10!d!\" // FUNC=G\n"
                        "{\n"
                        "v, ItemLong -- 10\n"
+                       "}\n"
+                       "#typev x_c4 3 \"\" // FUNC=H\n"
+                       "{\n"
                        "}\n";
     reports r = {0};
     etl_tmf_store *s = etl_tmf_store_new(on_report, &r);
@@ -289,6 +292,8 @@ static void test_unknown_and_duplicates(void)
         CHECK(etl_tmf_schema(cache, &b, m, 4, &again, &err) == ETL_OK && again == sc);
         CHECK_STR(m->type_name, "x_c2"); /* the first definition was kept */
     }
+    m = etl_tmf_find(s, &g, 3);
+    CHECK(m && m->format[0] == '\0' && m->source_line == 4); /* an empty format string */
     etl_schema_cache_free(cache);
     etl_schema_builder_free(&b);
     etl_tmf_store_free(s);

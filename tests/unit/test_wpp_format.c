@@ -39,6 +39,33 @@ static const char *TMF =
     "{\n"
     "d, ItemDouble -- 10\n"
     "missing, ItemLong -- 11\n"
+    "}\n"
+    "#typev Unit_c70 13 \"%10!d! %11!u! %12!d! %13!u! %14!u! %15!s! %16!s! %17!s! %18!s! %19!s! %20!s! %21!s! %22!s! %23!s! %24!s! %25!s! %26!s! %27!c!\" // FUNC=Unit_Types\n"
+    "{\n"
+    "c, ItemChar -- 10\n"
+    "uc, ItemUChar -- 11\n"
+    "sh, ItemShort -- 12\n"
+    "us, ItemUShort -- 13\n"
+    "ul, ItemULong -- 14\n"
+    "ux, ItemULongX -- 15\n"
+    "g, ItemGuid -- 16\n"
+    "hr, ItemHRESULT -- 17\n"
+    "ps, ItemPString -- 18\n"
+    "sid, ItemSid -- 19\n"
+    "hx, ItemHEXDump -- 20\n"
+    "ip, ItemIPAddr -- 21\n"
+    "ip6, ItemIPV6Addr -- 22\n"
+    "port, ItemPort -- 23\n"
+    "ts, ItemTimestamp -- 24\n"
+    "set, ItemSetByte(R,W,X) -- 25\n"
+    "en, ItemEnum(MyEnum) -- 26\n"
+    "ch, ItemChar -- 27\n"
+    "}\n"
+    "#typev Unit_c80 14 \"a=%10!d! b=%11!s! c=%12!d!\" // FUNC=Unit_Unknown\n"
+    "{\n"
+    "a, ItemLong -- 10\n"
+    "b, ItemMagic -- 11\n"
+    "c, ItemLong -- 12\n"
     "}\n";
 
 /* A MESSAGE record: SEQUENCE|GUID|TIMESTAMP|SYSTEMINFO|POINTER64, then `args`. */
@@ -164,6 +191,47 @@ static void test_prefix_and_tags(void)
                    "%!NOPE! 100% 2.5 %11!d!");
 }
 
+/* The Item types the shared TMFs do not use, each laid out as WPP logs it. */
+static void test_other_types(void)
+{
+    uint8_t args[256], buf[512];
+    size_t n = 0;
+    char out[1024];
+    args[n++] = (uint8_t)-3;                       /* ItemChar */
+    args[n++] = 200;                                /* ItemUChar */
+    etl_st16(args + n, (uint16_t)-300); n += 2;     /* ItemShort */
+    etl_st16(args + n, 60000); n += 2;              /* ItemUShort */
+    n += put32(args + n, 4000000000u);              /* ItemULong */
+    n += put32(args + n, 0xBEEF);                   /* ItemULongX */
+    static const uint8_t guid[16] = {0x41, 0xb8, 0xe9, 0x01, 0x67, 0x7d, 0x5a, 0x31,
+                                     0x7b, 0x92, 0x23, 0xb2, 0x03, 0x33, 0x56, 0xde};
+    memcpy(args + n, guid, 16); n += 16;            /* ItemGuid */
+    n += put32(args + n, 0x80070005u);              /* ItemHRESULT */
+    etl_st16(args + n, 3); memcpy(args + n + 2, "abc", 3); n += 5;          /* ItemPString */
+    static const uint8_t sid[12] = {1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0};   /* S-1-5-18 */
+    memcpy(args + n, sid, 12); n += 12;             /* ItemSid */
+    etl_st16(args + n, 3); args[n + 2] = 0xDE; args[n + 3] = 0xAD; args[n + 4] = 0xBE; n += 5; /* ItemHEXDump */
+    args[n++] = 192; args[n++] = 168; args[n++] = 1; args[n++] = 2;            /* ItemIPAddr */
+    memset(args + n, 0, 16); args[n + 15] = 1; n += 16;                        /* ItemIPV6Addr ::1 */
+    args[n++] = 0x01; args[n++] = 0xBB;             /* ItemPort 443, network order */
+    n += put64(args + n, 134105813174552620ULL);    /* ItemTimestamp */
+    args[n++] = 5;                                  /* ItemSetByte: R and X */
+    n += put32(args + n, 7);                        /* ItemEnum */
+    args[n++] = 'Z';                                /* ItemChar in %c */
+    render(buf, build(buf, 13, args, n), out, sizeof out);
+    CHECK_STR(out, "-3 200 -300 60000 4000000000 0xBEEF {01E9B841-7D67-315A-7B92-23B2033356DE} "
+                   "0x80070005 (E_ACCESSDENIED) abc S-1-5-18 deadbe 192.168.1.2 ::1 443 "
+                   "2025-12-19T01:28:37.4552620Z R | X 7 Z");
+    /* an unknown Item type: the arguments before it, then nothing: its insert and the later
+     * ones stay as written */
+    n = 0;
+    n += put32(args + n, 1);
+    n += put32(args + n, 2);
+    n += put32(args + n, 3);
+    render(buf, build(buf, 14, args, n), out, sizeof out);
+    CHECK_STR(out, "a=1 b=%11!s! c=%12!d!");
+}
+
 static void test_flag_names(void)
 {
     char t[160];
@@ -183,12 +251,13 @@ int main(void)
     store = etl_tmf_store_new(NULL, NULL);
     etl_error err;
     CHECK(etl_tmf_add_text(store, TMF, strlen(TMF), "unit.tmf", &err) == ETL_OK);
-    CHECK_EQ_U(etl_tmf_get_stats(store)->warnings, 0);
+    CHECK_EQ_U(etl_tmf_get_stats(store)->warnings, 1); /* ItemMagic */
     cache = etl_schema_cache_new(NULL);
     etl_schema_builder_init(&builder, NULL);
     test_numbers();
     test_strings();
     test_prefix_and_tags();
+    test_other_types();
     test_flag_names();
     etl_schema_builder_free(&builder);
     etl_schema_cache_free(cache);

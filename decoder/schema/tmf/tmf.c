@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "etl_format.h"
+#include "search_path.h"
 
 struct etl_tmf_store {
     etl_tmf_report_fn report;
@@ -355,7 +356,7 @@ static bool typev_line(parse *p, const char *b, const char *e)
     const char *fmt = q + 1;
     /* the format ends at the last quote before the tags' "//" (a format may hold quotes) */
     const char *tags = NULL;
-    for (const char *t = e - 1; t > fmt; t--)
+    for (const char *t = e - 1; t >= fmt; t--) /* t == fmt: an empty format "" */
         if (t[0] == '"') {
             tags = t + 1;
             break;
@@ -686,18 +687,15 @@ static bool tmf_name(const char *n)
     return k > 4 && g_ascii_strcasecmp(n + k - 4, ".tmf") == 0;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Files of one folder taken (named limit: a folder of more is cut, with a report). */
 #define ETL_TMF_MAX_FOLDER_FILES 65536u
 /* Entries of one search path. */
 #define ETL_TMF_MAX_PATH_ENTRIES 256u
 
-static etl_status add_one(etl_tmf_store *s, const char *path)
+/* One file of the search path (search_path.h): loaded, or reported. */
+static etl_status add_path_file(void *ctx, const char *path)
 {
+    etl_tmf_store *s = ctx;
     etl_error err;
     etl_status st = etl_tmf_add_file(s, path, &err);
     if (st != ETL_OK)
@@ -705,73 +703,19 @@ static etl_status add_one(etl_tmf_store *s, const char *path)
     return st;
 }
 
-static etl_status add_entry(etl_tmf_store *s, const char *entry)
+static void path_problem(void *ctx, bool failed, const char *message)
 {
-    if (!g_file_test(entry, G_FILE_TEST_IS_DIR)) {
-        if (!g_file_test(entry, G_FILE_TEST_EXISTS)) {
-            report(s, false, "TMF path entry %s: no such file or folder", entry);
-            s->stats.files_failed++;
-            return ETL_ERR_IO;
-        }
-        return add_one(s, entry);
-    }
-    GError *ge = NULL;
-    GDir *d = g_dir_open(entry, 0, &ge);
-    if (!d) {
-        report(s, false, "TMF folder %s: %s", entry, ge->message);
-        g_error_free(ge);
+    etl_tmf_store *s = ctx;
+    report(s, false, "%s", message);
+    if (failed)
         s->stats.files_failed++;
-        return ETL_ERR_IO;
-    }
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-        if (!tmf_name(n))
-            continue;
-        if (names->len >= ETL_TMF_MAX_FOLDER_FILES) {
-            report(s, false, "TMF folder %s: more than %u TMF files; the rest are not read", entry,
-                   ETL_TMF_MAX_FOLDER_FILES);
-            break;
-        }
-        g_ptr_array_add(names, g_strdup(n));
-    }
-    g_dir_close(d);
-    qsort(names->pdata, names->len, sizeof(char *), cmp_names);
-    etl_status first = ETL_OK;
-    for (guint i = 0; i < names->len; i++) {
-        char *path = g_build_filename(entry, (char *)names->pdata[i], NULL);
-        if (g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-            etl_status st = add_one(s, path);
-            if (st != ETL_OK && first == ETL_OK)
-                first = st;
-        }
-        g_free(path);
-    }
-    g_ptr_array_free(names, TRUE);
-    return first;
 }
 
 etl_status etl_tmf_add_path(etl_tmf_store *s, const char *list)
 {
     if (!s || !list)
         return ETL_ERR_ARG;
-    char sep[2] = {G_SEARCHPATH_SEPARATOR, 0};
-    char **entries = g_strsplit(list, sep, -1);
-    etl_status first = ETL_OK;
-    unsigned n = 0;
-    for (char **e = entries; *e; e++) {
-        if (!**e)
-            continue;
-        if (++n > ETL_TMF_MAX_PATH_ENTRIES) {
-            report(s, false, "TMF path has more than %u entries; the rest are not read", ETL_TMF_MAX_PATH_ENTRIES);
-            if (first == ETL_OK)
-                first = ETL_ERR_LIMIT;
-            break;
-        }
-        etl_status st = add_entry(s, *e);
-        if (st != ETL_OK && first == ETL_OK)
-            first = st;
-    }
-    g_strfreev(entries);
-    return first;
+    const etl_search_path p = {"TMF", "TMF files", tmf_name, ETL_TMF_MAX_PATH_ENTRIES, ETL_TMF_MAX_FOLDER_FILES,
+                               add_path_file, path_problem, s};
+    return etl_search_path_walk(&p, list);
 }
