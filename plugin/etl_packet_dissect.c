@@ -186,41 +186,16 @@ etls_pkt_first_pass(packet_info *pinfo, const etl_record *rec)
 
 /* ---- the ETW tree -------------------------------------------------------------------------- */
 
-/* The DropReason's name as the event's schema renders it (the trace's own map, in its own
- * language, or the built-in one): NULL when there is none. */
+/* The DropReason's name as the decoder finds it in the event's schema: NULL when none. */
 static const char *
 etls_drop_reason_name(packet_info *pinfo, const etl_record *rec)
 {
-    etl_registry *reg = etls_event_data_schemas();
-    const etl_schema *schema = NULL;
-    etl_error err;
-    etl_fields f;
-    etl_item it;
-    char scratch[64], buf[256];
+    char buf[256];
+    size_t len = 0;
 
-    if (reg == NULL)
+    if (!etl_packet_drop_reason_name(etls_event_data_schemas(), rec, buf, sizeof buf, &len))
         return NULL;
-    memset(&err, 0, sizeof err);
-    if (etl_registry_lookup(reg, rec, &schema, &err) != ETL_OK || schema == NULL)
-        return NULL;
-    etl_fields_start(&f, schema, rec->bytes + rec->payload_offset, rec->payload_size, 0);
-    for (int i = 0; i < 32; i++) {
-        etl_item_kind k = etl_fields_next(&f, &it);
-
-        if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
-            break;
-        if (k == ETL_ITEM_VALUE && it.name != NULL && strcmp(it.name, "DropReason") == 0) {
-            etl_value v;
-            size_t len = 0;
-
-            etl_item_nominal(&it, &v);
-            etl_value_decode(&it, &v, scratch, sizeof scratch);
-            if (etl_value_map_text(&it, &v, buf, sizeof buf, &len) && len > 0)
-                return wmem_strndup(pinfo->pool, buf, len);
-            return NULL;
-        }
-    }
-    return NULL;
+    return wmem_strndup(pinfo->pool, buf, len);
 }
 
 static void

@@ -269,6 +269,13 @@ const char *etl_pktmon_packet_type_name(uint16_t type);
 const char *etl_link_type_name(etl_link_type t);
 const char *etl_packet_dir_name(etl_packet_dir d);
 
+/* A pktmon drop's DropReason as the event's schema names it (the trace's own map, in its own
+ * language, or the built-in layout's): true with the name in buf (NUL-terminated, *len bytes),
+ * false when the registry has no schema for the record or its map no name for the value. */
+struct etl_registry;
+bool etl_packet_drop_reason_name(struct etl_registry *reg, const etl_record *rec, char *buf, size_t cap,
+                                 size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,9 @@
 #include "error.h"
 #include "etl_format.h"
 #include "prescan.h"
+#include "fields.h"
+#include "registry.h"
+#include "value_format.h"
 
 const etl_guid etl_pktmon_guid = { 0x4d4f80d9, 0xc8bd, 0x4d73, { 0xbb, 0x5b, 0x19, 0xc9, 0x04, 0x02, 0xc5, 0xac } };
 const etl_guid etl_ndiscap_guid = { 0x2ed6006e, 0x4729, 0x4609, { 0xb4, 0x23, 0x3e, 0xe7, 0xbc, 0xd6, 0x78, 0xef } };
@@ -268,4 +271,42 @@ const char *etl_packet_dir_name(etl_packet_dir d)
     case ETL_DIR_OUTBOUND: return "outbound";
     default: return NULL;
     }
+}
+
+/* The DropReason's name is the schema's business (its map), not the consumer's: the field is
+ * found by name in the record's schema, its value decoded and mapped as any field would be.
+ * Only the first ETL_DROP_REASON_MAX_ITEMS items are looked at: DropReason is in the event's
+ * fixed part. */
+#define ETL_DROP_REASON_MAX_ITEMS 32
+
+bool etl_packet_drop_reason_name(struct etl_registry *reg, const etl_record *rec, char *buf, size_t cap,
+                                 size_t *len)
+{
+    const etl_schema *schema = NULL;
+    etl_error err;
+    etl_fields f;
+    etl_item it;
+    char scratch[64];
+
+    *len = 0;
+    if (reg == NULL || rec == NULL || cap == 0)
+        return false;
+    memset(&err, 0, sizeof err);
+    if (etl_registry_lookup(reg, rec, &schema, &err) != ETL_OK || schema == NULL)
+        return false;
+    etl_fields_start(&f, schema, rec->bytes + rec->payload_offset, rec->payload_size, 0);
+    for (int i = 0; i < ETL_DROP_REASON_MAX_ITEMS; i++) {
+        etl_item_kind k = etl_fields_next(&f, &it);
+
+        if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
+            break;
+        if (k == ETL_ITEM_VALUE && it.name != NULL && strcmp(it.name, "DropReason") == 0) {
+            etl_value v;
+
+            etl_item_nominal(&it, &v);
+            etl_value_decode(&it, &v, scratch, sizeof scratch);
+            return etl_value_map_text(&it, &v, buf, cap, len) && *len > 0;
+        }
+    }
+    return false;
 }

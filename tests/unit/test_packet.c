@@ -9,6 +9,8 @@
 #include "etl.h"
 #include "etl_packet.h"
 #include "prescan.h"
+#include "registry.h"
+#include "schema_cache.h"
 
 /* ---- crafted records ------------------------------------------------------------------------ */
 
@@ -88,6 +90,22 @@ static void test_pktmon_crafted(void)
     CHECK(out.frame == rec_bytes + REC_HEADER + 34 && memcmp(out.frame, eth, sizeof eth) == 0);
     CHECK(out.frame_in_record && out.frame_offset == REC_HEADER + 34);
     CHECK(out.pid == 10 && out.tid == 20);
+
+    /* the drop's reason named by the built-in layout's map (909 = "Inspection drop"); an event
+     * whose schema has no DropReason (ndiscap 1001) and no registry name nothing */
+    {
+        etl_schema_cache *cache = etl_schema_cache_new(NULL);
+        etl_registry *reg = etl_registry_new(cache, NULL, NULL);
+        char name[64];
+        size_t len = 0;
+        CHECK(etl_packet_drop_reason_name(reg, &r, name, sizeof name, &len));
+        CHECK(len == strlen("Inspection drop") && strcmp(name, "Inspection drop") == 0);
+        CHECK(!etl_packet_drop_reason_name(NULL, &r, name, sizeof name, &len) && len == 0);
+        etl_record pkt = make(&etl_ndiscap_guid, 1001, 0x10, p, (uint32_t)n);
+        CHECK(!etl_packet_drop_reason_name(reg, &pkt, name, sizeof name, &len));
+        etl_registry_free(reg);
+        etl_schema_cache_free(cache);
+    }
 
     /* LoggedPayloadSize past the event: counted, the bytes that exist returned */
     n = pktmon_payload(p, ETL_PKTMON_TYPE_ETHERNET, ETL_PKTMON_DIR_RX, 100, 100, eth, sizeof eth);
