@@ -7,12 +7,13 @@
 # against the archive indexes at hand): no versioned LLVM package, the clang runtime
 # (sanitizers, libFuzzer) is libclang-rt-dev, which follows the default clang's major version
 # (14 on Debian 12, 19 on 13); the GUI is `wireshark` (on 12 it pulls in wireshark-qt; 13 has
-# no wireshark-qt).
+# no wireshark-qt).  debootstrap makes the Debian 13 and sid roots the tshark suite runs in on
+# Wireshark 4.4 and 4.6 (tests/versions/make-root.sh); without it those steps skip.
 set -eu
 PKGS="build-essential cmake pkg-config python3 libglib2.0-dev
       clang libclang-rt-dev
       tshark wireshark-dev libwireshark-dev libwiretap-dev dpkg-dev
-      wireshark xvfb x11-utils xauth strace xdotool imagemagick"
+      wireshark xvfb x11-utils xauth strace xdotool imagemagick debootstrap"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
