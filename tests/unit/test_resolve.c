@@ -22,7 +22,7 @@ static const char *captures, *manifests;
 typedef struct tally {
     unsigned status[ETL_RESOLVE_SCHEMA_ERROR + 1];
     unsigned kind[ETL_RESOLVE_WPP + 1];
-    unsigned from[ETL_NAME_CACHE + 1];
+    unsigned from[ETL_NAME_KNOWN + 1]; /* by etl_name_from, the last one included */
     unsigned wpp_named, wpp;  /* WPP records; those named Message(N) with the TMF they need */
     unsigned started;        /* a schema and a first item that is not END (or an END with bytes) */
     unsigned char_arrays;    /* character arrays handed out as one VALUE */
