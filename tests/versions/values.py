@@ -155,6 +155,9 @@ def dump(args):
                             if not n.startswith("etl."):
                                 continue
                             show = as_wireshark_40(["-T", "pdml"], fe.get("show") or "")
+                            # Texts that name a file of the workspace (etl.manifest_problem) name
+                            # it relative to it: the folder is a new temporary one each run.
+                            show = show.replace(tmp, "$WORKSPACE")
                             line = f"{frames}:{n}={show}\n"
                             h.update(line.encode("utf-8"))
                             fh.update(line.encode("utf-8"))
