@@ -9,7 +9,7 @@
 #   --pcapng-ref   a folder made on the host (tests/run-all.sh): every non-empty shared capture
 #                  as a pcapng of ETW frames (values.py pcapng: <capture>.pcapng, expected.json)
 #                  and values.json, the host's `values.py dump --user-dlt` of them
-#   --shared       the shared folder (captures/, goldens/, manifests/); default ../shared
+#   --shared       the shared folder (captures/, goldens/, manifests/, wevt/, tmf/); default ../shared
 #
 # Steps, each counted as a test in the last line:
 #   root       tests/versions/make-root.sh SUITE: the cached root (made once, ~1-2 min)
@@ -87,7 +87,7 @@ rm -rf "$srv"
 mkdir -p "$srv/src" "$srv/shared"
 # Everything but builds and git metadata (the copy is of the working tree, as tested).
 (cd "$repo" && tar -cf - --exclude='./.git' --exclude='./build*' .) | (cd "$srv/src" && tar -xf -)
-for d in captures goldens manifests; do
+for d in captures goldens manifests wevt tmf; do
     [ -d "$shared/$d" ] && cp -RL "$shared/$d" "$srv/shared/$d"
 done
 chmod -R a+rX "$srv"
