@@ -169,7 +169,7 @@ etls_schemas_observer(etl_observer *out)
 {
     if (etls_schemas == NULL)
         return false;
-    *out = etl_registry_observer(etls_schemas);
+    *out = etl_registry_observer_of(etls_schemas, etls_trace_number_of(etls_prescan_scanning()));
     return true;
 }
 

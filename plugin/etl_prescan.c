@@ -24,11 +24,14 @@ static unsigned etls_client_count;
 static GHashTable *etls_done;
 /* The trace being prescanned, while the clients are asked for their observers. */
 static const char *etls_scanning;
+/* The open capture file's traces by etls_trace_key -> their number (etls_trace_number). */
+static GHashTable *etls_numbers;
 
 static void
 etls_prescan_init(void)
 {
     etls_done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    etls_numbers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }
 
 static void
@@ -37,6 +40,30 @@ etls_prescan_cleanup(void)
     if (etls_done != NULL)
         g_hash_table_destroy(etls_done);
     etls_done = NULL;
+    if (etls_numbers != NULL)
+        g_hash_table_destroy(etls_numbers);
+    etls_numbers = NULL;
+}
+
+uint32_t
+etls_trace_number_of(const char *key)
+{
+    gpointer n;
+
+    if (etls_numbers == NULL)
+        return 0;
+    n = g_hash_table_lookup(etls_numbers, key);
+    if (n == NULL) {
+        n = GUINT_TO_POINTER(g_hash_table_size(etls_numbers) + 1);
+        g_hash_table_insert(etls_numbers, g_strdup(key), n);
+    }
+    return GPOINTER_TO_UINT(n);
+}
+
+uint32_t
+etls_trace_number(packet_info *pinfo)
+{
+    return etls_trace_number_of(etls_trace_key(pinfo));
 }
 
 void

@@ -45,6 +45,12 @@ const char *etls_prescan_scanning(void);
 /* The frame's trace: its path, or "" when its interface names none. */
 const char *etls_trace_key(packet_info *pinfo);
 
+/* The frame's trace as a number, 1 for the first trace the capture file's frames name, 2 for
+ * the next, ... (etl_record.trace: the schemas each trace carries apply to its own frames);
+ * the same for a trace key. */
+uint32_t etls_trace_number(packet_info *pinfo);
+uint32_t etls_trace_number_of(const char *key);
+
 /* The capture file's path from the interface description the reader wrote
  * (ETLS_IDB_TRACE_PREFIX), or NULL (a pipe, a file from elsewhere). */
 const char *etls_trace_path(packet_info *pinfo);

@@ -28,6 +28,7 @@
 #include "etl_event_data.h"
 #include "etl_frame.h"
 #include "etl_packet_dissect.h"
+#include "etl_prescan.h"
 #include "etl_process.h"
 #include "etl_views.h"
 #include "etl_wsconv.h"
@@ -903,6 +904,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     rec.buffer_type = t.buffer_type;
     rec.cpu = t.cpu;
     rec.logger_id = t.logger_id;
+    rec.trace = etls_trace_number(pinfo);
     if (t.flags & ETLS_TF_HAS_TIMESTAMP) {
         rec.has_timestamp = true;
         rec.timestamp = t.timestamp;

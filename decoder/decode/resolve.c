@@ -193,7 +193,7 @@ static etl_resolve_status resolve_manifest(etl_decoder *d, const etl_record *rec
         rs = st == ETL_ERR_NOT_FOUND ? ETL_RESOLVE_SCHEMA_MISSING : ETL_RESOLVE_SCHEMA_ERROR;
     }
     /* no schema, or one whose source does not name the provider: another source may */
-    const char *name = out->provider_name ? NULL : etl_registry_provider_name(d->registry, &rec->provider);
+    const char *name = out->provider_name ? NULL : etl_registry_record_provider_name(d->registry, rec);
     if (name)
         set_provider(out, name, ETL_NAME_REGISTRY);
     name_from_cache(d, rec, out);

@@ -259,6 +259,10 @@ typedef struct etl_record {
     uint8_t buffer_type;
     uint16_t cpu;           /* processor that filled the buffer */
     uint16_t logger_id;
+    uint32_t trace;         /* which trace of a capture holding several (a pcapng of several .etl
+                             * files' frames): set by the consumer that knows, after framing (the
+                             * framer and the reader leave 0); the schemas a trace carries apply to
+                             * its own records only (registry.h) */
 
     /* the bytes */
     const uint8_t *bytes;   /* the record's real bytes: trace header + payload (no pad) */

@@ -54,6 +54,10 @@ etl_status etl_prescan_file_threads(const char *path, unsigned threads, const et
 
 /* The registry as an observer: the schemas the trace carries (etl_registry_observe, refusals
  * reported through the registry's report function). */
+/* The same for the records of trace number `trace` of a capture of several (etl_record.trace):
+ * the schema records the pass reads from that trace's file count as its own.  The observer
+ * lives as long as the registry. */
+etl_observer etl_registry_observer_of(struct etl_registry *s, uint32_t trace);
 etl_observer etl_registry_observer(struct etl_registry *s);
 /* The process table as an observer: process and thread lifetimes (etl_procs_observe). */
 etl_observer etl_procs_observer(struct etl_procs *p);

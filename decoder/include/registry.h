@@ -33,6 +33,16 @@
  * EventSource manifests of one provider (arrival order; a provider re-sending an identical
  * manifest is taken once).
  *
+ * Each input keeps the schemas it carries: a merged trace (etl_merge writes each input under
+ * logger ids of its own) or a capture of several traces' frames (etl_record.trace) holds
+ * several inputs, each a (trace, logger id) that sent MetaData records or EventSource
+ * manifests, and an event's key is looked up in its own input's: the manifest files, then the
+ * stream and carried schemas of its (trace, logger id), else of the one input of its trace
+ * that has any (the user-mode session of an xperf-style kernel + user merge takes the trace's
+ * schemas), then the built-in layouts; an event of no input when there are several gets no
+ * other input's schemas (in its own file it had none).  Two inputs that define one key
+ * differently both decode right.  A single trace is one input: nothing changes for it.
+ *
  * Records with a classic header are keyed the classic way, apart from all of the above (see
  * etl_registry_lookup_classic); WPP records get no schema here; TraceLogging events describe
  * themselves (fields.h) and are not looked up here.
@@ -62,6 +72,9 @@ extern "C" {
 #define ETL_REGISTRY_MAX_FOLDER_FILES 4096u
 #define ETL_REGISTRY_MAX_TREE_FILES 1000000u
 #define ETL_REGISTRY_MAX_FOLDER_DEPTH 64u
+/* Inputs (trace, logger id) whose carried schemas are kept apart; past it the last one takes
+ * the schema records of the rest. */
+#define ETL_REGISTRY_MAX_INPUTS 64u
 /* A path entry ending in this is a folder searched with its subfolders ("/mnt/win/System32/..."). */
 #define ETL_REGISTRY_RECURSIVE_SUFFIX "/..."
 
@@ -156,13 +169,16 @@ etl_status etl_registry_lookup_classic(etl_registry *s, const etl_guid *cls, uin
 typedef void (*etl_registry_classic_fn)(void *ctx, const etl_guid *cls, uint8_t type, uint8_t version);
 void etl_registry_foreach_classic_event(etl_registry *s, etl_registry_classic_fn fn, void *ctx);
 
-/* The same by key. */
+/* The same by key (as the first input's records see it: the manifest files and the schemas
+ * of the first input that carried any). */
 etl_status etl_registry_lookup_key(etl_registry *s, const etl_guid *provider, uint16_t id, uint8_t version,
                                   uint8_t pointer_size, const etl_schema **out, etl_error *err);
 
 /* The provider's name from the sources (NULL when none names it).  Valid until the next call
  * that adds a source. */
 const char *etl_registry_provider_name(etl_registry *s, const etl_guid *provider);
+/* The name of the record's provider as its own input's schemas give it. */
+const char *etl_registry_record_provider_name(etl_registry *s, const etl_record *rec);
 
 /* Every (provider, event id, version) the manifest files on the search path define, in
  * precedence order (a key defined by two files comes once per file): what a consumer needs to

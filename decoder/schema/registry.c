@@ -21,6 +21,7 @@
 #include "known_providers.h"
 #include "manifest.h"
 #include "mf_schema.h"
+#include "prescan.h"
 #include "wevt.h"
 
 /* Reports about malformed schema records in one trace before the rest are only counted. */
@@ -63,16 +64,44 @@ typedef struct kernel_memo {
     const etl_schema *schema;
 } kernel_memo;
 
+/* The schemas one input of the capture carries - the MetaData records and EventSource manifests
+ * of one logger id of one trace (registry.h: the inputs of a merge stay apart) - as its own
+ * stream and carried layers.  The first input's keys are compiled into the cache's index like
+ * the manifest files' (a trace of one input is looked up as it always was); every other input
+ * (and `bare`, the records of no input when there are several) keeps the keys compiled for it
+ * in `compiled`, the schemas themselves in the cache's arena. */
+#define INPUT_LAYER(l) ((l) - ETL_REGISTRY_STREAM) /* STREAM, CARRIED -> 0, 1 */
+typedef struct input {
+    uint32_t trace;
+    uint16_t logger_id;
+    etl_carried *carried;
+    bool carried_dirty;
+    etl_es_collector *es;
+    GPtrArray *sources[2];   /* source*, arrival order: stream, carried */
+    GHashTable *index[2];    /* etl_guid* -> GPtrArray of prov_ref* */
+    GHashTable *compiled;    /* ckey* -> etl_schema* or ABSENT (not for the first input) */
+} input;
+
+/* A key of an input's own compiled schemas. */
+typedef struct ckey {
+    etl_guid g;
+    uint16_t id;
+    uint8_t version, ptr;
+} ckey;
+static const char absent_mark;
+#define ABSENT ((gpointer)&absent_mark)
+
 struct etl_registry {
     etl_schema_cache *cache;
     etl_schema_builder builder;
     etl_registry_report_fn report;
     void *report_ctx;
-    GPtrArray *sources[LAYERS];  /* source*, precedence order */
+    GPtrArray *sources[LAYERS];  /* source*, precedence order (stream and carried: empty, the inputs have them) */
     GHashTable *index[LAYERS];   /* etl_guid* -> GPtrArray of prov_ref* (precedence order) */
-    etl_carried *carried;
-    bool carried_dirty;
-    etl_es_collector *es;
+    input *inputs[ETL_REGISTRY_MAX_INPUTS]; /* in order of their first schema record */
+    uint32_t n_inputs;
+    input *bare;                 /* records of no input (several inputs, none theirs) */
+    GPtrArray *observers;        /* trace_observer* handed out by etl_registry_observer_of */
     GHashTable *warned;          /* "fileA\nfileB\nguid" pairs already reported */
     const etl_schema *string_only[2]; /* STRING_ONLY events' built-in schema, 32-/64-bit */
     /* classic events: the built-in kernel class document, indexed by class GUID apart from
@@ -140,7 +169,45 @@ static GHashTable *new_index(void)
     return g_hash_table_new_full(guid_hash, guid_eq, NULL, (GDestroyNotify)g_ptr_array_unref);
 }
 
-static void add_source(etl_registry *s, etl_manifest *m, etl_registry_source kind, const char *origin);
+static void add_source(etl_registry *s, input *in, etl_manifest *m, etl_registry_source kind, const char *origin);
+
+static guint ckey_hash(gconstpointer k)
+{
+    const ckey *c = k;
+    return guid_hash(&c->g) ^ ((guint)c->id << 16 | (guint)c->version << 8 | c->ptr);
+}
+
+static gboolean ckey_eq(gconstpointer a, gconstpointer b)
+{
+    return memcmp(a, b, sizeof(ckey)) == 0;
+}
+
+static input *input_new(uint32_t trace, uint16_t logger_id)
+{
+    input *in = g_new0(input, 1);
+    in->trace = trace;
+    in->logger_id = logger_id;
+    in->carried = etl_carried_new();
+    in->es = etl_es_collector_new();
+    for (int k = 0; k < 2; k++) {
+        in->sources[k] = g_ptr_array_new_with_free_func(source_free);
+        in->index[k] = new_index();
+    }
+    in->compiled = g_hash_table_new_full(ckey_hash, ckey_eq, g_free, NULL);
+    return in;
+}
+
+static void input_free(input *in)
+{
+    for (int k = 0; k < 2; k++) {
+        g_hash_table_destroy(in->index[k]); /* before the sources: keys point into them */
+        g_ptr_array_free(in->sources[k], TRUE);
+    }
+    g_hash_table_destroy(in->compiled);
+    etl_carried_free(in->carried);
+    etl_es_collector_free(in->es);
+    g_free(in);
+}
 
 /* The built-in layer (builtin.h): parsed once per registry, the lowest precedence. */
 static void add_builtin(etl_registry *s)
@@ -148,7 +215,7 @@ static void add_builtin(etl_registry *s)
     etl_manifest *m;
     etl_error err;
     if (etl_builtin_packet_manifest(&m, &err) == ETL_OK)
-        add_source(s, m, ETL_REGISTRY_BUILTIN, ETL_BUILTIN_PACKET_ORIGIN);
+        add_source(s, NULL, m, ETL_REGISTRY_BUILTIN, ETL_BUILTIN_PACKET_ORIGIN);
     else
         report(s, ETL_REGISTRY_ERROR, "the built-in packet capture layouts: %s", err.message);
 }
@@ -166,8 +233,8 @@ etl_registry *etl_registry_new(etl_schema_cache *cache, etl_registry_report_fn f
         s->sources[l] = g_ptr_array_new_with_free_func(source_free);
         s->index[l] = new_index();
     }
-    s->carried = etl_carried_new();
-    s->es = etl_es_collector_new();
+    s->bare = input_new(UINT32_MAX, 0);
+    s->observers = g_ptr_array_new_with_free_func(g_free);
     s->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     add_builtin(s);
     return s;
@@ -185,8 +252,10 @@ void etl_registry_free(etl_registry *s)
         g_hash_table_destroy(s->classic_index);
     if (s->classic_src)
         source_free(s->classic_src);
-    etl_carried_free(s->carried);
-    etl_es_collector_free(s->es);
+    for (uint32_t i = 0; i < s->n_inputs; i++)
+        input_free(s->inputs[i]);
+    input_free(s->bare);
+    g_ptr_array_free(s->observers, TRUE);
     g_hash_table_destroy(s->warned);
     etl_schema_builder_free(&s->builder);
     g_free(s);
@@ -351,28 +420,59 @@ static bool ready(etl_registry *s, prov_ref *r)
     return r->p != NULL;
 }
 
-/* Index a parsed manifest as a source of `kind` (takes ownership of m). */
-static void add_source(etl_registry *s, etl_manifest *m, etl_registry_source kind, const char *origin)
+/* Are the input's keys those of the cache's index (no input, or the first)? */
+static bool in_cache_index(const etl_registry *s, const input *in)
 {
+    return !in || (s->n_inputs && in == s->inputs[0]);
+}
+
+/* The index of layer `l` as the records of input `in` see it: the stream and carried layers
+ * are the input's own (empty without one). */
+static GHashTable *layer(const etl_registry *s, const input *in, int l)
+{
+    return in && (l == ETL_REGISTRY_STREAM || l == ETL_REGISTRY_CARRIED) ? in->index[INPUT_LAYER(l)] : s->index[l];
+}
+
+/* Keys of provider `g` resolved (or missed) before for input `in` are resolved again; a
+ * manifest file or built-in source (in NULL) is every input's. */
+static void forget(etl_registry *s, const input *in, const etl_guid *g)
+{
+    if (in_cache_index(s, in))
+        etl_schema_cache_mf_forget(s->cache, g); /* (also empties the negative cache) */
+    if (!in || !in_cache_index(s, in)) {
+        for (uint32_t i = 1; i < s->n_inputs; i++)
+            if (!in || in == s->inputs[i])
+                g_hash_table_remove_all(s->inputs[i]->compiled);
+        if (!in || in == s->bare)
+            g_hash_table_remove_all(s->bare->compiled);
+    }
+}
+
+/* Index a parsed manifest as a source of `kind` (takes ownership of m); a stream or carried
+ * source is input `in`'s. */
+static void add_source(etl_registry *s, input *in, etl_manifest *m, etl_registry_source kind, const char *origin)
+{
+    bool own = kind == ETL_REGISTRY_STREAM || kind == ETL_REGISTRY_CARRIED;
+    GPtrArray *sources = own ? in->sources[INPUT_LAYER(kind)] : s->sources[kind];
+    GHashTable *index = own ? in->index[INPUT_LAYER(kind)] : s->index[kind];
     source *src = g_new0(source, 1);
     src->m = m;
     src->kind = kind;
     src->origin = g_strdup(origin);
-    src->order = s->sources[kind]->len;
-    g_ptr_array_add(s->sources[kind], src);
+    src->order = sources->len;
+    g_ptr_array_add(sources, src);
     for (uint32_t i = 0; i < etl_manifest_provider_count(m); i++) {
         const etl_mf_provider *p = etl_manifest_provider(m, i);
         prov_ref *r = new_prov_ref(p, src);
-        GPtrArray *list = g_hash_table_lookup(s->index[kind], &p->guid);
+        GPtrArray *list = g_hash_table_lookup(index, &p->guid);
         if (!list) {
             list = g_ptr_array_new_with_free_func(prov_ref_free);
-            g_hash_table_insert(s->index[kind], (gpointer)&r->guid, list);
+            g_hash_table_insert(index, (gpointer)&r->guid, list);
         } else if (kind == ETL_REGISTRY_FILE) {
             check_disagreements(s, list, r);
         }
         g_ptr_array_add(list, r);
-        /* keys of this provider that were resolved (or missed) before must be resolved again */
-        etl_schema_cache_mf_forget(s->cache, &p->guid); /* (also empties the negative cache) */
+        forget(s, own ? in : NULL, &p->guid);
     }
 }
 
@@ -409,7 +509,7 @@ static void add_binary(etl_registry *s, const char *path, const etl_guid *guids,
             check_disagreements(s, list, r);
         }
         g_ptr_array_add(list, r);
-        etl_schema_cache_mf_forget(s->cache, &r->guid);
+        forget(s, NULL, &r->guid);
     }
 }
 
@@ -443,7 +543,7 @@ etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size
         return st;
     }
     s->stats.files_loaded++;
-    add_source(s, m, ETL_REGISTRY_FILE, origin);
+    add_source(s, NULL, m, ETL_REGISTRY_FILE, origin);
     return ETL_OK;
 }
 
@@ -456,7 +556,7 @@ etl_status etl_registry_add_file(etl_registry *s, const char *path, etl_error *e
         return st;
     }
     s->stats.files_loaded++;
-    add_source(s, m, ETL_REGISTRY_FILE, path);
+    add_source(s, NULL, m, ETL_REGISTRY_FILE, path);
     return ETL_OK;
 }
 
@@ -615,13 +715,13 @@ etl_status etl_registry_add_path(etl_registry *s, const char *list)
 
 /* ---- schemas in the trace ------------------------------------------------------------------ */
 
-/* Replace the carried layer with a model built from every MetaData record taken so far. */
-static void rebuild_carried(etl_registry *s)
+/* Replace input `in`'s carried layer with a model built from every MetaData record it took. */
+static void rebuild_carried(etl_registry *s, input *in)
 {
-    s->carried_dirty = false;
+    in->carried_dirty = false;
     etl_manifest *m;
     etl_error err;
-    etl_status st = etl_carried_build(s->carried, &m, &err);
+    etl_status st = etl_carried_build(in->carried, &m, &err);
     if (st != ETL_OK) {
         if (st != ETL_ERR_NOT_FOUND)
             report(s, ETL_REGISTRY_WARNING, "schemas carried in the trace: %s", err.message);
@@ -629,15 +729,60 @@ static void rebuild_carried(etl_registry *s)
     }
     /* the old model goes: its providers' keys are resolved again (from the new one, which
      * add_source forgets too); keys of other providers keep their compiled schemas */
-    GPtrArray *old = s->sources[ETL_REGISTRY_CARRIED];
+    GPtrArray *old = in->sources[INPUT_LAYER(ETL_REGISTRY_CARRIED)];
     for (guint i = 0; i < old->len; i++) {
         const source *src = g_ptr_array_index(old, i);
         for (uint32_t k = 0; k < etl_manifest_provider_count(src->m); k++)
-            etl_schema_cache_mf_forget(s->cache, &etl_manifest_provider(src->m, k)->guid);
+            forget(s, in, &etl_manifest_provider(src->m, k)->guid);
     }
-    g_hash_table_remove_all(s->index[ETL_REGISTRY_CARRIED]);
+    g_hash_table_remove_all(in->index[INPUT_LAYER(ETL_REGISTRY_CARRIED)]);
     g_ptr_array_set_size(old, 0);
-    add_source(s, m, ETL_REGISTRY_CARRIED, "schemas carried in the trace");
+    add_source(s, in, m, ETL_REGISTRY_CARRIED, "schemas carried in the trace");
+}
+
+/* The input of a record that carries schemas: its (trace, logger id)'s, created at its first
+ * one (past ETL_REGISTRY_MAX_INPUTS the last one takes the rest). */
+static input *input_get(etl_registry *s, const etl_record *rec)
+{
+    for (uint32_t i = 0; i < s->n_inputs; i++)
+        if (s->inputs[i]->trace == rec->trace && s->inputs[i]->logger_id == rec->logger_id)
+            return s->inputs[i];
+    if (s->n_inputs == ETL_REGISTRY_MAX_INPUTS)
+        return s->inputs[s->n_inputs - 1];
+    input *in = input_new(rec->trace, rec->logger_id);
+    s->inputs[s->n_inputs++] = in;
+    return in;
+}
+
+/* Whose carried schemas a record's key is looked up in: its own (trace, logger id)'s; else
+ * the one input of its trace (a logger id without schema records of its own, e.g. the
+ * user-mode session of an xperf-style merge, takes those of the trace's one logger id that has
+ * any); else, when no input carried anything, none (NULL: the cache's index); else none of
+ * them (`bare`: another input's schemas do not describe its events). */
+static input *input_of(etl_registry *s, const etl_record *rec)
+{
+    if (s->n_inputs == 0)
+        return NULL;
+    input *same = NULL;
+    uint32_t n_same = 0;
+    for (uint32_t i = 0; i < s->n_inputs; i++) {
+        input *in = s->inputs[i];
+        if (in->trace != rec->trace)
+            continue;
+        if (in->logger_id == rec->logger_id)
+            return in;
+        same = in;
+        n_same++;
+    }
+    if (n_same == 1 || (n_same > 1 && s->n_inputs == ETL_REGISTRY_MAX_INPUTS))
+        return n_same == 1 ? same : s->inputs[s->n_inputs - 1];
+    return s->bare;
+}
+
+/* The first input (whose keys the cache's index holds), or NULL before any. */
+static input *first_input(etl_registry *s)
+{
+    return s->n_inputs ? s->inputs[0] : NULL;
 }
 
 static void record_problem(etl_registry *s, const char *what, const etl_error *err)
@@ -654,21 +799,24 @@ etl_status etl_registry_observe(etl_registry *s, const etl_record *rec, etl_erro
     if (!err)
         err = &e;
     if (etl_carried_is_metadata(rec)) {
-        etl_status st = etl_carried_add(s->carried, rec, err);
+        input *in = input_get(s, rec);
+        uint32_t ev0 = etl_carried_event_count(in->carried), maps0 = etl_carried_map_count(in->carried);
+        etl_status st = etl_carried_add(in->carried, rec, err);
         if (st == ETL_OK) {
-            uint32_t ev = etl_carried_event_count(s->carried), maps = etl_carried_map_count(s->carried);
-            if (ev != s->stats.carried_events || maps != s->stats.carried_maps)
-                s->carried_dirty = true; /* rebuilt at the next lookup: bursts coalesce */
-            s->stats.carried_events = ev;
-            s->stats.carried_maps = maps;
+            uint32_t ev = etl_carried_event_count(in->carried), maps = etl_carried_map_count(in->carried);
+            if (ev != ev0 || maps != maps0)
+                in->carried_dirty = true; /* rebuilt at the next lookup: bursts coalesce */
+            s->stats.carried_events += ev - ev0;
+            s->stats.carried_maps += maps - maps0;
         } else if (st != ETL_ERR_NOT_FOUND) {
             record_problem(s, "a MetaData schema record", err);
         }
         return st == ETL_ERR_NOT_FOUND ? ETL_OK : st; /* not of manifest origin: taken, unused */
     }
     if (etl_es_is_manifest_chunk(rec)) {
+        input *in = input_get(s, rec);
         etl_manifest *m = NULL;
-        etl_status st = etl_es_add(s->es, rec, &m, err);
+        etl_status st = etl_es_add(in->es, rec, &m, err);
         if (st != ETL_OK) {
             record_problem(s, "an EventSource manifest chunk", err);
             return st;
@@ -677,7 +825,7 @@ etl_status etl_registry_observe(etl_registry *s, const etl_record *rec, etl_erro
             char g[ETL_GUID_STR_SIZE];
             etl_format_guid(&rec->provider, g);
             char *origin = g_strdup_printf("EventSource manifest of {%s} in the trace", g);
-            add_source(s, m, ETL_REGISTRY_STREAM, origin);
+            add_source(s, in, m, ETL_REGISTRY_STREAM, origin);
             g_free(origin);
             s->stats.stream_manifests++;
         }
@@ -686,16 +834,45 @@ etl_status etl_registry_observe(etl_registry *s, const etl_record *rec, etl_erro
     return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "the record carries no schema");
 }
 
+/* The prescan's observer of one trace of several (etl_registry_observer_of). */
+typedef struct trace_observer {
+    etl_registry *s;
+    uint32_t trace;
+} trace_observer;
+
+static void observe_trace(void *ctx, const etl_record *rec)
+{
+    const trace_observer *t = ctx;
+    if (!etl_carried_is_metadata(rec) && !etl_es_is_manifest_chunk(rec))
+        return;
+    etl_record r = *rec; /* the few schema records only */
+    r.trace = t->trace;
+    etl_registry_observe(t->s, &r, NULL);
+}
+
+etl_observer etl_registry_observer_of(etl_registry *s, uint32_t trace)
+{
+    trace_observer *t = g_new0(trace_observer, 1);
+    t->s = s;
+    t->trace = trace;
+    g_ptr_array_add(s->observers, t);
+    return (etl_observer){ observe_trace, t };
+}
+
 /* ---- lookup -------------------------------------------------------------------------------- */
 
-const char *etl_registry_provider_name(etl_registry *s, const etl_guid *g)
+/* Input `in`'s carried layer, rebuilt when MetaData records came since it was built. */
+static void carried_ready(etl_registry *s, input *in)
 {
-    if (!s || !g)
-        return NULL;
-    if (s->carried_dirty)
-        rebuild_carried(s);
+    if (in && in->carried_dirty)
+        rebuild_carried(s, in);
+}
+
+static const char *provider_name_in(etl_registry *s, input *in, const etl_guid *g)
+{
+    carried_ready(s, in);
     for (int l = 0; l < LAYERS; l++) {
-        GPtrArray *list = g_hash_table_lookup(s->index[l], g);
+        GPtrArray *list = g_hash_table_lookup(layer(s, in, l), g);
         for (guint i = 0; list && i < list->len; i++) {
             prov_ref *r = g_ptr_array_index(list, i);
             if (ready(s, r) && r->p->name && *r->p->name)
@@ -705,12 +882,22 @@ const char *etl_registry_provider_name(etl_registry *s, const etl_guid *g)
     return NULL;
 }
 
+const char *etl_registry_provider_name(etl_registry *s, const etl_guid *g)
+{
+    return s && g ? provider_name_in(s, first_input(s), g) : NULL;
+}
+
+const char *etl_registry_record_provider_name(etl_registry *s, const etl_record *rec)
+{
+    return s && rec ? provider_name_in(s, input_of(s, rec), &rec->provider) : NULL;
+}
+
 /* The definition of (id, version), exactly, through the layers in precedence order. */
-static const etl_mf_event *resolve_exact(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
-                                         const prov_ref **from)
+static const etl_mf_event *resolve_exact(etl_registry *s, const input *in, const etl_guid *g, uint16_t id,
+                                         uint8_t version, const prov_ref **from)
 {
     for (int l = 0; l < LAYERS; l++) {
-        GPtrArray *list = g_hash_table_lookup(s->index[l], g);
+        GPtrArray *list = g_hash_table_lookup(layer(s, in, l), g);
         for (guint i = 0; list && i < list->len; i++) {
             prov_ref *r = g_ptr_array_index(list, i);
             if (!ready(s, r))
@@ -727,11 +914,11 @@ static const etl_mf_event *resolve_exact(etl_registry *s, const etl_guid *g, uin
 
 /* The highest version below `version` of event `id`, from the first layer (and provider in it)
  * that has one. */
-static const etl_mf_event *resolve_older(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
-                                         const prov_ref **from)
+static const etl_mf_event *resolve_older(etl_registry *s, const input *in, const etl_guid *g, uint16_t id,
+                                         uint8_t version, const prov_ref **from)
 {
     for (int l = 0; l < LAYERS; l++) {
-        GPtrArray *list = g_hash_table_lookup(s->index[l], g);
+        GPtrArray *list = g_hash_table_lookup(layer(s, in, l), g);
         for (guint i = 0; list && i < list->len; i++) {
             prov_ref *r = g_ptr_array_index(list, i);
             if (!ready(s, r))
@@ -748,31 +935,76 @@ static const etl_mf_event *resolve_older(etl_registry *s, const etl_guid *g, uin
     return NULL;
 }
 
-static etl_status not_found(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version, uint8_t ptr,
-                            etl_error *err)
+/* ---- an input's compiled keys ----------------------------------------------------------- */
+
+/* The schema compiled for (g, id, version, ptr) as input `in`'s records see it: from the
+ * cache's index for the first input, else from the input's own table; *absent when the key
+ * is known to have none. */
+static const etl_schema *compiled_find(etl_registry *s, input *in, const etl_guid *g, uint16_t id, uint8_t version,
+                                       uint8_t ptr, bool *absent)
+{
+    if (in_cache_index(s, in))
+        return etl_schema_cache_mf_find(s->cache, g, id, version, ptr, absent);
+    ckey k;
+    memset(&k, 0, sizeof k);
+    k.g = *g;
+    k.id = id;
+    k.version = version;
+    k.ptr = ptr;
+    gpointer v = g_hash_table_lookup(in->compiled, &k);
+    if (absent)
+        *absent = v == ABSENT;
+    return v == ABSENT ? NULL : v;
+}
+
+static void compiled_put(input *in, const etl_guid *g, uint16_t id, uint8_t version, uint8_t ptr, gpointer v)
+{
+    ckey *k = g_new0(ckey, 1);
+    k->g = *g;
+    k->id = id;
+    k->version = version;
+    k->ptr = ptr;
+    g_hash_table_replace(in->compiled, k, v);
+}
+
+/* The schema in the builder, added to the cache under the key for input `in`. */
+static etl_status compiled_add(etl_registry *s, input *in, const etl_guid *g, uint16_t id, uint8_t version,
+                               uint8_t ptr, const etl_schema **out, etl_error *err)
+{
+    if (in_cache_index(s, in))
+        return etl_schema_cache_mf_add(s->cache, &s->builder, g, id, version, ptr, out, err);
+    etl_status st = etl_schema_cache_add(s->cache, &s->builder, NULL, 0, out, err);
+    if (st == ETL_OK)
+        compiled_put(in, g, id, version, ptr, (gpointer)*out);
+    return st;
+}
+
+static etl_status not_found(etl_registry *s, input *in, const etl_guid *g, uint16_t id, uint8_t version,
+                            uint8_t ptr, etl_error *err)
 {
     char gs[ETL_GUID_STR_SIZE];
     etl_format_guid(g, gs);
-    const char *name = etl_registry_provider_name(s, g);
+    const char *name = provider_name_in(s, in, g);
     if (!name)
         name = etl_known_provider_name(g);
-    etl_schema_cache_mf_absent(s->cache, g, id, version, ptr);
+    if (in_cache_index(s, in))
+        etl_schema_cache_mf_absent(s->cache, g, id, version, ptr);
+    else
+        compiled_put(in, g, id, version, ptr, ABSENT);
     s->stats.not_found++;
     return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "no schema for %.60s%s{%s} event id %u version %u: add its manifest to the manifest path",
                     name ? name : "", name ? " " : "", gs, (unsigned)id, (unsigned)version);
 }
 
-etl_status etl_registry_lookup_key(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
-                                  uint8_t pointer_size, const etl_schema **out, etl_error *err)
+/* etl_registry_lookup_key for the records of input `in`. */
+static etl_status lookup_key_in(etl_registry *s, input *in, const etl_guid *g, uint16_t id, uint8_t version,
+                                uint8_t pointer_size, const etl_schema **out, etl_error *err)
 {
-    if (!s || !g || !out)
-        return etl_fail(err, ETL_ERR_ARG, 0, "no registry, provider or result");
     uint8_t ptr = pointer_size == 4 ? 4 : 8;
     s->stats.lookups++;
-    if (s->carried_dirty)
-        rebuild_carried(s);
+    carried_ready(s, in);
     bool absent;
-    const etl_schema *hit = etl_schema_cache_mf_find(s->cache, g, id, version, ptr, &absent);
+    const etl_schema *hit = compiled_find(s, in, g, id, version, ptr, &absent);
     if (hit) {
         if (hit->schema_version != version)
             s->stats.older_version++;
@@ -780,18 +1012,26 @@ etl_status etl_registry_lookup_key(etl_registry *s, const etl_guid *g, uint16_t 
         return ETL_OK;
     }
     if (absent)
-        return not_found(s, g, id, version, ptr, err);
+        return not_found(s, in, g, id, version, ptr, err);
     const prov_ref *from = NULL;
-    const etl_mf_event *e = resolve_exact(s, g, id, version, &from);
-    if (!e && (e = resolve_older(s, g, id, version, &from)))
+    const etl_mf_event *e = resolve_exact(s, in, g, id, version, &from);
+    if (!e && (e = resolve_older(s, in, g, id, version, &from)))
         s->stats.older_version++;
     if (!e)
-        return not_found(s, g, id, version, ptr, err);
+        return not_found(s, in, g, id, version, ptr, err);
     etl_error cerr;
     etl_status st = etl_mf_compile(&s->builder, from->p, e, ptr, from->src->origin, &cerr);
     if (st == ETL_ERR_NOMEM)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "%s", cerr.message);
-    return etl_schema_cache_mf_add(s->cache, &s->builder, g, id, version, ptr, out, err);
+    return compiled_add(s, in, g, id, version, ptr, out, err);
+}
+
+etl_status etl_registry_lookup_key(etl_registry *s, const etl_guid *g, uint16_t id, uint8_t version,
+                                  uint8_t pointer_size, const etl_schema **out, etl_error *err)
+{
+    if (!s || !g || !out)
+        return etl_fail(err, ETL_ERR_ARG, 0, "no registry, provider or result");
+    return lookup_key_in(s, first_input(s), g, id, version, pointer_size, out, err);
 }
 
 /* ---- classic events ------------------------------------------------------------------------ */
@@ -1011,21 +1251,21 @@ etl_status etl_registry_lookup(etl_registry *s, const etl_record *rec, const etl
         *out = *so;
         return ETL_OK;
     }
+    input *in = input_of(s, rec);
     if (etl_es_is_manifest_chunk(rec)) {
         uint8_t ptr = rec->pointer_size == 4 ? 4 : 8;
-        if (s->carried_dirty)
-            rebuild_carried(s);
-        const etl_schema *hit = etl_schema_cache_mf_find(s->cache, &rec->provider, rec->event_id, rec->version, ptr, NULL);
+        carried_ready(s, in);
+        const etl_schema *hit = compiled_find(s, in, &rec->provider, rec->event_id, rec->version, ptr, NULL);
         if (hit) {
             *out = hit;
             return ETL_OK;
         }
-        etl_status st = etl_mf_compile_manifest_data(&s->builder, etl_registry_provider_name(s, &rec->provider), ptr, err);
+        etl_status st = etl_mf_compile_manifest_data(&s->builder, provider_name_in(s, in, &rec->provider), ptr, err);
         if (st != ETL_OK)
             return st;
-        return etl_schema_cache_mf_add(s->cache, &s->builder, &rec->provider, rec->event_id, rec->version, ptr, out, err);
+        return compiled_add(s, in, &rec->provider, rec->event_id, rec->version, ptr, out, err);
     }
-    return etl_registry_lookup_key(s, &rec->provider, rec->event_id, rec->version, rec->pointer_size, out, err);
+    return lookup_key_in(s, in, &rec->provider, rec->event_id, rec->version, rec->pointer_size, out, err);
 }
 
 void etl_registry_foreach_file_event(etl_registry *s, etl_registry_event_fn fn, void *ctx)

@@ -29,6 +29,11 @@ test_plugin.py (--etldump is the oracle); the tests:
                removed, so nothing leads back to a trace: read with `tshark -2`, every frame of
                the whole trace and every kept frame of the subset shows the event name, process
                name and values it has in the original (the context travels as frames);
+  mergeschemas (issue 13) two pairs of traces whose carried schemas define one key differently
+               (an EventSource manifest, pktmon's MetaData TRACE_EVENT_INFO: each pair a trace
+               and a copy with one field renamed): merged by `mergecap -F etl`, an every-3rd
+               subset of that, and as a merged pcapng read by `tshark -2`, every record and
+               frame decodes as in its own file (its own field names), record by record;
   dospaths     (the paths written traces keep, issue 14) net452's NT paths in DOS form from its own
                volume mappings: tshark's etl.dos_path values, frame by frame, are etldump's
                "dos_paths" values, record by record (7194 records: Image, FileIo, Kernel-File
@@ -296,7 +301,86 @@ def test_dospaths(env):
     print(f"  ok {n} records with DOS paths, the same in tshark and etldump")
 
 
-tp.TESTS.update({"writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge,
+def schema_twins(env):
+    """Two pairs of traces whose carried schemas define one key differently: an EventSource
+    trace and a copy whose manifest names its field "source" "sourcX" (stream manifests); the
+    pktmon trace (written uncompressed by etldump --write) and a copy whose TRACE_EVENT_INFO
+    names the packet event's PktGroupId PktGroupIX (MetaData records)."""
+    pairs = [(env.capture("tx_BondEtwSample_eventsource.etl"), b'name="source"', b'name="sourcX"'),
+             (os.path.join(out_dir(env), "pktmon-plain.etl"), "PktGroupId".encode("utf-16-le"),
+              "PktGroupIX".encode("utf-16-le"))]
+    if not os.path.exists(pairs[1][0]):
+        r = subprocess.run([env.args.etldump, "--write", pairs[1][0], env.capture("pktmon_demikernel_ws2022.etl")],
+                           capture_output=True, text=True)
+        tp.check(r.returncode == 0, f"etldump --write of the pktmon trace: {r.stderr[-300:]}")
+        os.chmod(pairs[1][0], 0o644)
+    out = []
+    for src, old, new in pairs:
+        twin = os.path.join(out_dir(env), "twin-schema-" + os.path.basename(src))
+        with open(src, "rb") as f:
+            data = f.read()
+        tp.check(data.count(old) > 0, f"{src}: {old!r} not found")
+        with open(twin, "wb") as f:
+            f.write(data.replace(old, new))
+        os.chmod(twin, 0o644)
+        out += [src, twin]
+    return out
+
+
+def test_mergeschemas(env):
+    inputs = schema_twins(env)
+    want = collections.Counter()
+    for path in inputs:
+        want.update(merge_key(r) for r in records(env, path)[1:])
+    fields = collections.Counter()
+    for k in want:
+        f = json.loads(k).get("fields")
+        if isinstance(f, dict):
+            fields.update(n for n in f if n in ("source", "sourcX", "PktGroupId", "PktGroupIX"))
+    tp.check(fields["sourcX"] > 0 and fields["sourcX"] == fields["source"] and fields["PktGroupIX"] >= 100 and
+             fields["PktGroupIX"] == fields["PktGroupId"], f"the twins decode apart in their own files: {fields}")
+    # mergecap -F etl: every record of each input decodes as in its own file
+    merged = os.path.join(out_dir(env), "merged-schemas.etl")
+    env.run(["mergecap", "-F", "etl", "-w", merged] + inputs)
+    check_clean(env, merged)
+    got = collections.Counter(merge_key(r) for r in records(env, merged)[1:])
+    missing = want - got
+    # (the other inputs' logfile header records are ordinary records of the merged file)
+    tp.check(not missing and sum(got.values()) == sum(want.values()) + len(inputs) - 1,
+             f"merged .etl: {sum(missing.values())} of {sum(want.values())} records do not decode as in their own "
+             f"file ({sum(got.values())} merged), e.g.\n{next(iter(missing), '')[:400]}")
+    # a subset of the merged file keeps its inputs apart too (relogging keeps the logger ids)
+    sub = os.path.join(out_dir(env), "merged-schemas-every3.etl")
+    total = frame_count(env, merged)
+    env.run(["editcap", "-F", "etl", "-r", merged, sub] + [str(n) for n in range(1, total + 1, 3)])
+    check_clean(env, sub)
+    mrecs = records(env, merged)
+    have = collections.Counter(merge_key(r) for r in records(env, sub))
+    for n in range(4, total + 1, 3):
+        k = merge_key(mrecs[n - 1])
+        tp.check(have[k] > 0, f"every-3rd subset of the merged file: frame {n} decodes otherwise:\n{k[:400]}")
+    # pcapng: each trace's frames saved as pcapng, merged; read back with tshark -2
+    want_rows = collections.Counter()
+    parts = []
+    for i, path in enumerate(inputs):
+        part = os.path.join(out_dir(env), f"schema-part{i}.pcapng")
+        env.run(["editcap", "-F", "pcapng", "-T", "user0", path, part])
+        parts.append(part)
+        want_rows.update(frame_rows(env, path))
+    mp = os.path.join(out_dir(env), "merged-schemas.pcapng")
+    env.run(["mergecap", "-F", "pcapng", "-w", mp] + parts)
+    got_rows = collections.Counter(frame_rows(env, mp, ("-o", tp.USER_DLT_PREF)))
+    missing = want_rows - got_rows
+    tp.check(not missing and sum(got_rows.values()) == sum(want_rows.values()),
+             f"merged pcapng: {sum(missing.values())} of {sum(want_rows.values())} frames do not decode as in "
+             f"their own trace, e.g.\n{next(iter(missing), '')[:400]}")
+    renamed = sum(n for r, n in got_rows.items() if "sourcX=" in r or "PktGroupIX=" in r)
+    tp.check(renamed > 100, f"only {renamed} frames of the twins show their own field names")
+    print(f"  ok {sum(want.values())} records merged as .etl, {sum(want_rows.values())} frames as pcapng, "
+          f"each decoded with its own trace's schemas ({fields})")
+
+
+tp.TESTS.update({"mergeschemas": test_mergeschemas, "writeall": test_writeall, "writesubset": test_writesubset, "writemerge": test_writemerge,
                  "mergepcapng": test_mergepcapng, "writepcapng": test_writepcapng,
                  "dospaths": test_dospaths})
 

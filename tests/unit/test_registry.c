@@ -290,6 +290,80 @@ static void test_eventsource(const char *captures)
     g_free(path);
 }
 
+/* Does the schema have a field named `name`? */
+static bool has_field(const etl_schema *sc, const char *name)
+{
+    for (uint32_t i = 0; i < sc->step_count; i++)
+        if (sc->steps[i].name && strcmp(sc->strings + sc->steps[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* The schemas each input carries apply to its own events (registry.h): the EventSource trace's
+ * manifest from logger id 0, a copy naming the field "source" "sourcX" from logger id 7, and
+ * the same from trace 3 of a capture of several. */
+static void test_inputs(const char *captures)
+{
+    char *path = g_build_filename(captures, "tx_BondEtwSample_eventsource.etl", NULL);
+    etl_record ev, chunk;
+    uint8_t *b1 = NULL, *b2 = NULL;
+    CHECK(find_record(path, "4f8f06bf-8261-4099-ae5f-07c54bbcfab3", 3, &ev, &b1));
+    CHECK(find_record(path, "4f8f06bf-8261-4099-ae5f-07c54bbcfab3", 0xFFFE, &chunk, &b2));
+    etl_schema_cache *c = etl_schema_cache_new(NULL);
+    etl_registry *s = etl_registry_new(c, on_report, NULL);
+    const etl_schema *sc;
+    etl_error err;
+    ev.logger_id = chunk.logger_id = 0;
+    CHECK_EQ_U(etl_registry_observe(s, &chunk, &err), ETL_OK);
+    /* one input: a logger id without schema records of its own takes the trace's */
+    ev.logger_id = 5;
+    CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_OK);
+    CHECK(has_field(sc, "source") && !has_field(sc, "sourcX"));
+    /* a second input defining the key otherwise */
+    uint8_t *b3 = g_memdup2(chunk.bytes, chunk.size);
+    uint32_t renamed = 0;
+    for (uint32_t i = chunk.payload_offset; i + 13 <= chunk.size; i++)
+        if (memcmp(b3 + i, "name=\"source\"", 13) == 0) {
+            b3[i + 11] = 'X';
+            renamed++;
+        }
+    CHECK(renamed > 0);
+    etl_record twin = chunk;
+    twin.bytes = b3;
+    twin.logger_id = 7;
+    CHECK_EQ_U(etl_registry_observe(s, &twin, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_get_stats(s)->stream_manifests, 2);
+    for (int round = 0; round < 2; round++) { /* compiled, then from the caches */
+        ev.logger_id = 0;
+        CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_OK);
+        CHECK(has_field(sc, "source") && !has_field(sc, "sourcX"));
+        ev.logger_id = 7;
+        CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_OK);
+        CHECK(has_field(sc, "sourcX") && !has_field(sc, "source"));
+        CHECK_STR(etl_registry_record_provider_name(s, &ev), "MSOpenTech-Tx-BinaryEventSource");
+        /* a logger id of no input when there are several: no other input's schemas */
+        ev.logger_id = 5;
+        CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_ERR_NOT_FOUND);
+    }
+    /* trace 3 of a capture of several: its schema records through its prescan observer */
+    ev.logger_id = 0;
+    ev.trace = 3;
+    CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_ERR_NOT_FOUND);
+    etl_observer o = etl_registry_observer_of(s, 3);
+    o.observe(o.ctx, &twin);
+    CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_OK);
+    CHECK(has_field(sc, "sourcX"));
+    ev.trace = 0;
+    CHECK_EQ_U(etl_registry_lookup(s, &ev, &sc, &err), ETL_OK);
+    CHECK(has_field(sc, "source"));
+    g_free(b1);
+    g_free(b2);
+    g_free(b3);
+    etl_registry_free(s);
+    etl_schema_cache_free(c);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     reports = g_string_new(NULL);
@@ -298,6 +372,7 @@ int main(int argc, char **argv)
     if (argc >= 3) {
         test_net452(argv[1], argv[2]);
         test_eventsource(argv[1]);
+        test_inputs(argv[1]);
     }
     g_string_free(reports, TRUE);
     CHECK_MAIN_END();
