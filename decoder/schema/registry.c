@@ -22,6 +22,7 @@
 #include "manifest.h"
 #include "mf_schema.h"
 #include "prescan.h"
+#include "search_path.h"
 #include "wevt.h"
 
 /* Reports about malformed schema records in one trace before the rest are only counted. */
@@ -566,14 +567,16 @@ static bool manifest_name(const char *name)
     return n > 4 && (g_ascii_strcasecmp(name + n - 4, ".man") == 0 || g_ascii_strcasecmp(name + n - 4, ".xml") == 0);
 }
 
-static int cmp_names(const void *a, const void *b)
+/* The files of a folder on the path: manifests and provider binaries. */
+static bool schema_file_name(const char *name)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return manifest_name(name) || etl_wevt_is_binary_name(name);
 }
 
 /* One file of the path: a provider binary by its name (.dll, .exe, .sys), else a manifest. */
-static etl_status add_one_file(etl_registry *s, const char *path)
+static etl_status add_path_file(void *ctx, const char *path)
 {
+    etl_registry *s = ctx;
     etl_error err;
     etl_status st = etl_wevt_is_binary_name(path) ? etl_registry_add_binary(s, path, &err)
                                                   : etl_registry_add_file(s, path, &err);
@@ -582,135 +585,27 @@ static etl_status add_one_file(etl_registry *s, const char *path)
     return st;
 }
 
-typedef struct walk {
-    GPtrArray *paths;     /* full paths of the schema files found */
-    uint32_t manifests;   /* how many of them are manifests */
-    bool full;            /* a limit was reached: the rest are not read */
-} walk;
-
-/* The manifests and binaries of `dir` into w->paths, and of its subfolders when `recursive`
- * (symbolic links to folders are not followed, so a link loop cannot trap the walk). */
-static etl_status collect(etl_registry *s, const char *dir, bool recursive, unsigned depth, walk *w)
+static void path_problem(void *ctx, bool failed, const char *message)
 {
-    GError *ge = NULL;
-    GDir *d = g_dir_open(dir, 0, &ge);
-    if (!d) {
-        report(s, ETL_REGISTRY_ERROR, "manifest folder %s: %s", dir, ge->message);
-        g_error_free(ge);
+    etl_registry *s = ctx;
+    report(s, ETL_REGISTRY_ERROR, "%s", message);
+    if (failed)
         s->stats.files_failed++;
-        return ETL_ERR_IO;
-    }
-    etl_status first = ETL_OK;
-    const char *n;
-    while (!w->full && (n = g_dir_read_name(d))) {
-        bool manifest = manifest_name(n), binary = etl_wevt_is_binary_name(n);
-        if (!manifest && !binary && !recursive)
-            continue;
-        char *path = g_build_filename(dir, n, NULL);
-        if (recursive && !manifest && !binary) {
-            if (!g_file_test(path, G_FILE_TEST_IS_SYMLINK) && g_file_test(path, G_FILE_TEST_IS_DIR)) {
-                if (depth + 1 >= ETL_REGISTRY_MAX_FOLDER_DEPTH) {
-                    report(s, ETL_REGISTRY_ERROR, "manifest folder %s: deeper than %u folders; not read", path,
-                           ETL_REGISTRY_MAX_FOLDER_DEPTH);
-                } else {
-                    etl_status st = collect(s, path, true, depth + 1, w);
-                    if (st != ETL_OK && first == ETL_OK)
-                        first = st;
-                }
-            }
-            g_free(path);
-            continue;
-        }
-        if (manifest && w->manifests >= ETL_REGISTRY_MAX_FOLDER_FILES) {
-            report(s, ETL_REGISTRY_ERROR, "manifest folder %s: more than %u manifests; the rest are not read", dir,
-                   ETL_REGISTRY_MAX_FOLDER_FILES);
-            w->full = true;
-        } else if (w->paths->len >= ETL_REGISTRY_MAX_TREE_FILES) {
-            report(s, ETL_REGISTRY_ERROR, "manifest folder %s: more than %u manifests and binaries; the rest are not read",
-                   dir, ETL_REGISTRY_MAX_TREE_FILES);
-            w->full = true;
-        } else {
-            w->manifests += manifest;
-            g_ptr_array_add(w->paths, path);
-            path = NULL;
-        }
-        g_free(path);
-    }
-    g_dir_close(d);
-    return first;
-}
-
-/* Does the entry end in the recursive marker ("dir/...")?  *dir gets the folder (g_free). */
-static bool recursive_entry(const char *entry, char **dir)
-{
-    size_t n = strlen(entry), m = strlen(ETL_REGISTRY_RECURSIVE_SUFFIX);
-    if (n <= m || strcmp(entry + n - m, ETL_REGISTRY_RECURSIVE_SUFFIX) != 0)
-        return false;
-    *dir = g_strndup(entry, n - m);
-    return true;
-}
-
-/* One path entry: a folder's manifests and binaries in name order (with its subfolders' for
- * "folder/..."), or one file. */
-static etl_status add_entry(etl_registry *s, const char *entry)
-{
-    char *rdir = NULL;
-    bool recursive = recursive_entry(entry, &rdir);
-    const char *dir = recursive ? rdir : entry;
-    if (recursive || g_file_test(entry, G_FILE_TEST_IS_DIR)) {
-        if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-            report(s, ETL_REGISTRY_ERROR, "manifest path entry %s: no such folder", entry);
-            s->stats.files_failed++;
-            g_free(rdir);
-            return ETL_ERR_IO;
-        }
-        walk w = {g_ptr_array_new_with_free_func(g_free), 0, false};
-        etl_status first = collect(s, dir, recursive, 0, &w);
-        qsort(w.paths->pdata, w.paths->len, sizeof(char *), cmp_names);
-        for (guint i = 0; i < w.paths->len; i++) {
-            const char *path = g_ptr_array_index(w.paths, i);
-            if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
-                continue;
-            etl_status st = add_one_file(s, path);
-            if (st != ETL_OK && first == ETL_OK)
-                first = st;
-        }
-        g_ptr_array_free(w.paths, TRUE);
-        g_free(rdir);
-        return first;
-    }
-    if (!g_file_test(entry, G_FILE_TEST_EXISTS)) {
-        report(s, ETL_REGISTRY_ERROR, "manifest path entry %s: no such file or folder", entry);
-        s->stats.files_failed++;
-        return ETL_ERR_IO;
-    }
-    return add_one_file(s, entry);
 }
 
 etl_status etl_registry_add_path(etl_registry *s, const char *list)
 {
     if (!s || !list)
         return ETL_ERR_ARG;
-    char sep[2] = {G_SEARCHPATH_SEPARATOR, 0};
-    char **entries = g_strsplit(list, sep, -1);
-    etl_status first = ETL_OK;
-    unsigned n = 0;
-    for (char **e = entries; *e; e++) {
-        if (!**e)
-            continue; /* "a::b" and a trailing ':' add nothing */
-        if (++n > ETL_REGISTRY_MAX_PATH_ENTRIES) {
-            report(s, ETL_REGISTRY_ERROR, "manifest path has more than %u entries; the rest are not read",
-                   ETL_REGISTRY_MAX_PATH_ENTRIES);
-            if (first == ETL_OK)
-                first = ETL_ERR_LIMIT;
-            break;
-        }
-        etl_status st = add_entry(s, *e);
-        if (st != ETL_OK && first == ETL_OK)
-            first = st;
-    }
-    g_strfreev(entries);
-    return first;
+    const etl_search_path p = {
+        .what = "manifest", .files = "manifests", .wanted = schema_file_name,
+        .max_entries = ETL_REGISTRY_MAX_PATH_ENTRIES, .max_files = ETL_REGISTRY_MAX_FOLDER_FILES,
+        .file = add_path_file, .problem = path_problem, .ctx = s,
+        /* binaries do not count against the manifests' limit: a Windows folder has thousands */
+        .limited = manifest_name, .max_tree_files = ETL_REGISTRY_MAX_TREE_FILES, .tree_files = "manifests and binaries",
+        .recursive_suffix = ETL_REGISTRY_RECURSIVE_SUFFIX, .max_depth = ETL_REGISTRY_MAX_FOLDER_DEPTH,
+    };
+    return etl_search_path_walk(&p, list);
 }
 
 /* ---- schemas in the trace ------------------------------------------------------------------ */

@@ -102,19 +102,12 @@ void etl_tmf_store_free(etl_tmf_store *s)
     g_free(s);
 }
 
-static void report(etl_tmf_store *s, bool warning, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static void report(etl_tmf_store *s, bool warning, const char *fmt, ...)
+static void report(etl_tmf_store *s, bool warning, const char *message)
 {
     if (warning)
         s->stats.warnings++;
-    if (!s->report)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *m = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    s->report(s->report_ctx, warning, m);
-    g_free(m);
+    if (s->report)
+        s->report(s->report_ctx, warning, message);
 }
 
 etl_tmf_message *etl_tmf_find(const etl_tmf_store *s, const etl_guid *guid, uint16_t number)
@@ -551,7 +544,7 @@ static void take(parse *p)
     }
     g_ptr_array_set_free_func(p->sections, NULL);
     for (guint i = 0; i < p->warnings->len; i++)
-        report(s, true, "%s", (char *)p->warnings->pdata[i]);
+        report(s, true, p->warnings->pdata[i]);
     for (guint i = 0; i < p->messages->len; i++) {
         etl_tmf_message *m = p->messages->pdata[i];
         msg_key k = {m->guid, m->number};
@@ -559,10 +552,13 @@ static void take(parse *p)
         if (old) {
             /* tracepdb repeats a message in its file (once per use of the trace macro in an
              * inlined function): the same definition again is no news */
-            if (!same_items(old, m))
-                report(s, true, "%s:%u: message %u of %s is defined differently on line %u of %s; that one is used",
-                       p->origin, m->tmf_line, m->number, m->section->component, old->tmf_line,
-                       old->section->origin);
+            if (!same_items(old, m)) {
+                char *text = g_strdup_printf("%s:%u: message %u of %s is defined differently on line %u of %s; "
+                                             "that one is used", p->origin, m->tmf_line, m->number,
+                                             m->section->component, old->tmf_line, old->section->origin);
+                report(s, true, text);
+                g_free(text);
+            }
             free_scratch_message(m);
             continue;
         }
@@ -699,14 +695,14 @@ static etl_status add_path_file(void *ctx, const char *path)
     etl_error err;
     etl_status st = etl_tmf_add_file(s, path, &err);
     if (st != ETL_OK)
-        report(s, false, "%s", err.message);
+        report(s, false, err.message);
     return st;
 }
 
 static void path_problem(void *ctx, bool failed, const char *message)
 {
     etl_tmf_store *s = ctx;
-    report(s, false, "%s", message);
+    report(s, false, message);
     if (failed)
         s->stats.files_failed++;
 }
@@ -715,7 +711,8 @@ etl_status etl_tmf_add_path(etl_tmf_store *s, const char *list)
 {
     if (!s || !list)
         return ETL_ERR_ARG;
-    const etl_search_path p = {"TMF", "TMF files", tmf_name, ETL_TMF_MAX_PATH_ENTRIES, ETL_TMF_MAX_FOLDER_FILES,
-                               add_path_file, path_problem, s};
+    const etl_search_path p = {.what = "TMF", .files = "TMF files", .wanted = tmf_name,
+                               .max_entries = ETL_TMF_MAX_PATH_ENTRIES, .max_files = ETL_TMF_MAX_FOLDER_FILES,
+                               .file = add_path_file, .problem = path_problem, .ctx = s};
     return etl_search_path_walk(&p, list);
 }
