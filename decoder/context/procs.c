@@ -551,11 +551,7 @@ static void observe_process(etl_procs *p, const etl_record *rec, const etl_schem
     bool has_pid = false, has_tid = false;
     uint32_t pid = 0, tid = 0, name = NO_VAL;
     etl_fields_start(&f, s, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size);
-    while (etl_fields_next(&f, &it) != ETL_ITEM_END) {
-        if (it.kind == ETL_ITEM_PLACEHOLDER)
-            break;
-        if (it.kind != ETL_ITEM_VALUE || it.depth != 0)
-            continue;
+    while (etl_fields_next_top_value(&f, &it)) {
         if (!has_pid && strcmp(it.name, "ProcessId") == 0)
             has_pid = value_u32(&it, &pid);
         else if (thread && !has_tid && strcmp(it.name, "TThreadId") == 0)

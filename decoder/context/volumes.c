@@ -99,11 +99,7 @@ void etl_volumes_observe(etl_volumes *v, const etl_record *rec)
     etl_item it;
     char *nt = NULL, *dos = NULL;
     etl_fields_start(&f, s, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size);
-    while (etl_fields_next(&f, &it) != ETL_ITEM_END) {
-        if (it.kind == ETL_ITEM_PLACEHOLDER)
-            break;
-        if (it.kind != ETL_ITEM_VALUE || it.depth != 0)
-            continue;
+    while (etl_fields_next_top_value(&f, &it)) {
         if (!nt && strcmp(it.name, "NtPath") == 0)
             nt = string_value(v, &it);
         else if (!dos && strcmp(it.name, "DosPath") == 0)

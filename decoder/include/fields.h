@@ -141,6 +141,19 @@ const char *etl_item_key(const etl_item *it, char *out, size_t cap);
 /* The next item (also returned as the kind). */
 etl_item_kind etl_fields_next(etl_fields *f, etl_item *item);
 
+/* The next top-level value (the walk of a consumer that wants a few named fields of an event):
+ * true with it in *item; false at the end or where decoding cannot go on (a placeholder). */
+static inline bool etl_fields_next_top_value(etl_fields *f, etl_item *item)
+{
+    for (;;) {
+        etl_item_kind k = etl_fields_next(f, item);
+        if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
+            return false;
+        if (k == ETL_ITEM_VALUE && item->depth == 0)
+            return true;
+    }
+}
+
 /* Right after an ARRAY_BEGIN or STRUCT_BEGIN: pass over its contents without yielding them, so
  * that the next item is its END (or a PLACEHOLDER if the contents are damaged).  Arrays of
  * fixed-size elements are skipped in O(1) - e.g. a char array shown as one string from
