@@ -227,19 +227,24 @@ def frame_rows(env, path, extra=()):
     return rows
 
 
-def test_mergepcapng(env):
-    kern, twin = twin_trace(env)
-    inputs = [kern, twin, env.capture("tx_BondEtwSample_eventsource.etl")]
+def merged_pcapng(env, inputs, name):
+    """Each trace's frames saved as pcapng (`editcap -T user0`), the pcapngs merged by mergecap
+    into NAME, read back with `tshark -2`: (the traces' frame rows, the merged file's) counted."""
     parts = []
     want = collections.Counter()
     for i, path in enumerate(inputs):
-        part = os.path.join(out_dir(env), f"part{i}.pcapng")
+        part = os.path.join(out_dir(env), f"{name}-part{i}.pcapng")
         env.run(["editcap", "-F", "pcapng", "-T", "user0", path, part])
         parts.append(part)
         want.update(frame_rows(env, path))
-    merged = os.path.join(out_dir(env), "merged-traces.pcapng")
+    merged = os.path.join(out_dir(env), name + ".pcapng")
     env.run(["mergecap", "-F", "pcapng", "-w", merged] + parts)
-    got = collections.Counter(frame_rows(env, merged, ("-o", tp.USER_DLT_PREF)))
+    return want, collections.Counter(frame_rows(env, merged, ("-o", tp.USER_DLT_PREF)))
+
+
+def test_mergepcapng(env):
+    kern, twin = twin_trace(env)
+    want, got = merged_pcapng(env, [kern, twin, env.capture("tx_BondEtwSample_eventsource.etl")], "merged-traces")
     tp.check(sum(got.values()) == sum(want.values()),
              f"{sum(got.values())} frames merged, {sum(want.values())} in the traces")
     missing = want - got
@@ -360,16 +365,7 @@ def test_mergeschemas(env):
         k = merge_key(mrecs[n - 1])
         tp.check(have[k] > 0, f"every-3rd subset of the merged file: frame {n} decodes otherwise:\n{k[:400]}")
     # pcapng: each trace's frames saved as pcapng, merged; read back with tshark -2
-    want_rows = collections.Counter()
-    parts = []
-    for i, path in enumerate(inputs):
-        part = os.path.join(out_dir(env), f"schema-part{i}.pcapng")
-        env.run(["editcap", "-F", "pcapng", "-T", "user0", path, part])
-        parts.append(part)
-        want_rows.update(frame_rows(env, path))
-    mp = os.path.join(out_dir(env), "merged-schemas.pcapng")
-    env.run(["mergecap", "-F", "pcapng", "-w", mp] + parts)
-    got_rows = collections.Counter(frame_rows(env, mp, ("-o", tp.USER_DLT_PREF)))
+    want_rows, got_rows = merged_pcapng(env, inputs, "merged-schemas")
     missing = want_rows - got_rows
     tp.check(not missing and sum(got_rows.values()) == sum(want_rows.values()),
              f"merged pcapng: {sum(missing.values())} of {sum(want_rows.values())} frames do not decode as in "
