@@ -4,7 +4,7 @@
  * payload in front (manifest_seeds.py). */
 #include <string.h>
 
-#include "fields.h"
+#include "fuzz_input.h"
 #include "manifest.h"
 #include "mf_schema.h"
 #include "schema.h"
@@ -17,17 +17,10 @@ static char text[ETL_VALUE_TEXT_CAP(65536)];
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-    if (n < 2)
-        return 0;
-    size_t plen = (size_t)(d[0] | (d[1] << 8));
-    d += 2;
-    n -= 2;
-    if (plen > n)
-        plen = n;
-    const uint8_t *payload = d;
+    fuzz_input in;
     etl_manifest *m = NULL;
     etl_error err;
-    if (etl_manifest_parse((const char *)d + plen, n - plen, "fuzz.man", &m, &err) != ETL_OK)
+    if (!fuzz_input_split(d, n, &in) || etl_manifest_parse(in.text, in.text_len, "fuzz.man", &m, &err) != ETL_OK)
         return 0;
     etl_schema_builder b;
     etl_schema_builder_init(&b, NULL);
@@ -45,13 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
                 if (!s)
                     continue;
                 compiled++;
-                etl_fields f;
-                etl_item it;
-                etl_fields_start(&f, s, payload, plen, ptr);
-                while (etl_fields_next(&f, &it) != ETL_ITEM_END)
-                    if (it.kind == ETL_ITEM_VALUE)
-                        etl_value_format(&it, text, sizeof text);
+                fuzz_format_values(s, in.payload, in.payload_len, ptr, text, sizeof text);
                 /* the same schema walked without a payload, every value's nominal type */
+                etl_item it;
                 etl_schema_walk w;
                 etl_value nominal;
                 etl_schema_walk_start(&w, s, ptr);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bytes.h"
-#include "fields.h"
+#include "fuzz_input.h"
 #include "schema.h"
 #include "schema_cache.h"
 #include "tmf.h"
@@ -56,33 +56,24 @@ static void one(void *ctx, etl_tmf_message *m)
         uint32_t stride;
         if (etl_frame_record(record, size, ptr, &rec, &stride, &err) != ETL_OK)
             continue;
-        etl_fields f;
-        etl_item it;
-        etl_fields_start(&f, s, rec.bytes + rec.payload_offset, rec.payload_size, rec.pointer_size);
-        while (etl_fields_next(&f, &it) != ETL_ITEM_END)
-            if (it.kind == ETL_ITEM_VALUE)
-                etl_value_format(&it, text, sizeof text);
+        fuzz_format_values(s, rec.bytes + rec.payload_offset, rec.payload_size, rec.pointer_size, text, sizeof text);
         etl_wpp_format(m, s, &rec, message, sizeof message);
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-    if (n < 2)
+    fuzz_input in;
+    if (!fuzz_input_split(d, n, &in))
         return 0;
-    size_t plen = (size_t)(d[0] | (d[1] << 8));
-    d += 2;
-    n -= 2;
-    if (plen > n)
-        plen = n;
     etl_tmf_store *s = etl_tmf_store_new(NULL, NULL);
     etl_error err;
-    if (etl_tmf_add_text(s, (const char *)d + plen, n - plen, "fuzz.tmf", &err) == ETL_OK) {
+    if (etl_tmf_add_text(s, in.text, in.text_len, "fuzz.tmf", &err) == ETL_OK) {
         run r = {0};
         r.cache = etl_schema_cache_new(NULL);
         etl_schema_builder_init(&r.b, NULL);
-        r.payload = d;
-        r.plen = plen;
+        r.payload = in.payload;
+        r.plen = in.payload_len;
         etl_tmf_foreach(s, one, &r);
         etl_schema_builder_free(&r.b);
         etl_schema_cache_free(r.cache);
