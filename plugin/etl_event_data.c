@@ -333,6 +333,22 @@ etls_hidden_wanted(proto_tree *tree, int hf)
            (hfi != NULL && etl_viewer_output_names(&etls_output, hfi->abbrev));
 }
 
+/* Is a typed item of field `hf` wanted?  proto_field_is_referenced, but for the visible tree
+ * that prints no tree (4.0's tshark -T fields): there only the -e fields and filters ask. */
+static bool
+etls_typed_wanted(proto_tree *tree, int hf)
+{
+    header_field_info *hfi;
+
+    if (!proto_field_is_referenced(tree, hf))
+        return false;
+    if (!PTREE_DATA(tree)->visible || etl_viewer_output_prints_tree(&etls_output))
+        return true;
+    hfi = proto_registrar_get_nth((guint)hf);
+    return hfi == NULL || hfi->ref_type != HF_REF_TYPE_NONE ||
+           etl_viewer_output_names(&etls_output, hfi->abbrev);
+}
+
 /* Everything a value gets besides its typed item: the label, the generic fields and its place
  * in the Info column.  `ti` is the typed item (NULL without a tree); `hf` < 0 says the
  * registry gave no typed field, the one case worth an expert note.  `text` is the value's
@@ -429,7 +445,7 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     }
     /* A typed item nobody sees or filters on would be faked by Wireshark anyway; skipping it
      * saves copying its value (strings). */
-    if (hf >= 0 && proto_field_is_referenced(tree, hf))
+    if (hf >= 0 && etls_typed_wanted(tree, hf))
         ti = etls_add_typed(tree, hf, t, w->tvb, off, len, &v, w->pinfo->pool);
     etls_finish_value(w, tree, ti, hf, it, st, text, text_len, off, len);
     if (v.kind == ETL_VALUE_STRING && it->depth == 0)
@@ -633,7 +649,8 @@ etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     w.sum = sum;
     w.info_fields = 0;
     w.untyped_noted = false;
-    w.shown = tree != NULL && PTREE_DATA(tree)->visible;
+    /* (a visible tree of an output that prints none, 4.0's -T fields, needs no label) */
+    w.shown = tree != NULL && PTREE_DATA(tree)->visible && etl_viewer_output_prints_tree(&etls_output);
     w.want_name = etls_hidden_wanted(tree, hf_etl_field_name);
     w.want_value = etls_hidden_wanted(tree, hf_etl_field_value);
     w.want_kv = etls_hidden_wanted(tree, hf_etl_kv);

@@ -49,6 +49,7 @@ etl_viewer_option(etl_viewer_output *out, char opt, const char *arg)
 
     if (opt == 'T') {
         out->details = etl_in_list(etl_tshark_details_outputs, arg, strlen(arg));
+        out->fields_only = strcmp(arg, "fields") == 0;
     } else if (opt == 'e') {
         n = strlen(arg);
         if (out->n_fields >= ETL_VIEWER_MAX_FIELDS || n > ETL_VIEWER_MAX_NAME) {
@@ -159,4 +160,10 @@ etl_viewer_output_names(const etl_viewer_output *out, const char *field)
         if (strcmp(out->fields[i], field) == 0)
             return true;
     return false;
+}
+
+bool
+etl_viewer_output_prints_tree(const etl_viewer_output *out)
+{
+    return out->uncertain || !out->is_tshark || !out->fields_only;
 }

@@ -14,6 +14,9 @@
  *                                    named print), or a command line this parser cannot read
  *                                    with certainty (then it keeps them: never loses output)
  *   etl_viewer_output_names          `-e NAME` names this field
+ *   etl_viewer_output_prints_tree    the output prints a tree (labels, every item): not so for
+ *                                    tshark -T fields, which prints the -e fields' values only
+ *                                    (4.0 builds a visible tree for it all the same)
  *
  * The parser follows tshark's options (its getopt string and long options, 4.0 to 4.6): the
  * short options taking an argument, bundles ("-nVT json", "-Tjson"), "--opt=value" and the
@@ -36,6 +39,7 @@ typedef struct etl_viewer_output {
     bool is_tshark;        /* the program is tshark */
     bool uncertain;        /* the command line could not be read with certainty */
     bool details;          /* -T json / jsonraw / pdml / ek: an output that prints every item */
+    bool fields_only;      /* -T fields: the -e fields' values, no tree */
     size_t n_fields;       /* -e names */
     char fields[ETL_VIEWER_MAX_FIELDS][ETL_VIEWER_MAX_NAME + 1];
 } etl_viewer_output;
@@ -49,5 +53,6 @@ void etl_viewer_output_parse_cmdline(etl_viewer_output *out, const char *buf, si
 
 bool etl_viewer_output_prints_hidden(const etl_viewer_output *out);
 bool etl_viewer_output_names(const etl_viewer_output *out, const char *field);
+bool etl_viewer_output_prints_tree(const etl_viewer_output *out);
 
 #endif

@@ -17,6 +17,7 @@ static void tshark_outputs(void)
     /* -V and the summary never print hidden items; json, jsonraw, pdml and ek do */
     PARSE("/usr/bin/tshark", "-r", "x.etl", "-V");
     CHECK(!etl_viewer_output_prints_hidden(&out));
+    CHECK(etl_viewer_output_prints_tree(&out));
     PARSE("tshark", "-r", "x.etl");
     CHECK(!etl_viewer_output_prints_hidden(&out));
     PARSE("tshark", "-r", "x.etl", "-T", "json");
@@ -47,10 +48,12 @@ static void tshark_fields(void)
     CHECK(etl_viewer_output_names(&out, "frame.number"));
     CHECK(!etl_viewer_output_names(&out, "etl.field.value"));
     CHECK(!etl_viewer_output_names(&out, "separator=,"));
+    CHECK(!etl_viewer_output_prints_tree(&out));
     /* json with -e prints the named fields only */
     PARSE("tshark", "-r", "x.etl", "-T", "json", "-e", "etl.field.name");
     CHECK(!etl_viewer_output_prints_hidden(&out));
     CHECK(etl_viewer_output_names(&out, "etl.field.name"));
+    CHECK(etl_viewer_output_prints_tree(&out));
 }
 
 static void long_options(void)
@@ -67,8 +70,9 @@ static void long_options(void)
 static void uncertain(void)
 {
     /* an unknown short option, an operand, a missing argument: keep every item */
-    PARSE("tshark", "-r", "x.etl", "-#");
+    PARSE("tshark", "-r", "x.etl", "-Tfields", "-e", "etl.kv", "-#");
     CHECK(out.uncertain && etl_viewer_output_prints_hidden(&out));
+    CHECK(etl_viewer_output_prints_tree(&out));
     PARSE("tshark", "-r", "x.etl", "-V", "udp port 53");
     CHECK(out.uncertain && etl_viewer_output_prints_hidden(&out));
     PARSE("tshark", "-r");
@@ -94,6 +98,7 @@ static void other_programs(void)
     /* the GUI and the others: a visible tree there is a details pane (no hidden items) */
     PARSE("/usr/bin/wireshark", "-r", "x.etl", "-T", "json");
     CHECK(!out.is_tshark && !etl_viewer_output_prints_hidden(&out));
+    CHECK(etl_viewer_output_prints_tree(&out));
     CHECK(!etl_viewer_output_names(&out, "etl.kv"));
     PARSE("sharkd", "-");
     CHECK(!etl_viewer_output_prints_hidden(&out));
