@@ -3,6 +3,7 @@
  * A ring of 2 x workers batches, each filled by the main thread, formatted by one worker and
  * written by the main thread, in sequence order: `filled` batches were handed over, `taken` of
  * them by a worker, `written` of them are out.  A batch is free again once written. */
+#define _GNU_SOURCE /* fopencookie */
 #include "parallel.h"
 
 #include <pthread.h>
@@ -21,8 +22,8 @@ typedef struct batch {
     unsigned n;
     uint8_t *arena;
     size_t used, cap;
-    char *out; /* the formatted text (open_memstream's), out_len bytes */
-    size_t out_len;
+    char *out; /* the formatted text, out_len of out_cap bytes */
+    size_t out_len, out_cap;
     bool failed;
     bool done; /* formatted: the main thread may write it */
 } batch;
@@ -50,12 +51,36 @@ struct par {
     pthread_cond_t work, done;
 };
 
+/* The worker's json_out writes into its batch's text through a FILE of its own (the writer
+ * flushes 128-256 KiB at a time): the text grows by doubling, nothing zero-filled. */
+static ssize_t text_write(void *cookie, const char *data, size_t n)
+{
+    batch *b = cookie;
+    if (n > b->out_cap - b->out_len) {
+        size_t cap = b->out_cap ? b->out_cap : (size_t)1 << 20;
+        while (cap - b->out_len < n) {
+            if (cap > SIZE_MAX / 2)
+                return -1;
+            cap *= 2;
+        }
+        char *t = realloc(b->out, cap);
+        if (!t)
+            return -1;
+        b->out = t;
+        b->out_cap = cap;
+    }
+    memcpy(b->out + b->out_len, data, n);
+    b->out_len += n;
+    return (ssize_t)n;
+}
+
 static void format_batch(par *p, json_out *j, batch *b)
 {
-    b->out = NULL;
     b->out_len = 0;
-    FILE *ms = open_memstream(&b->out, &b->out_len);
-    if (!ms) {
+    FILE *ms = fopencookie(b, "w", (cookie_io_functions_t){.write = text_write});
+    if (!ms || setvbuf(ms, NULL, _IONBF, 0) != 0) {
+        if (ms)
+            fclose(ms);
         b->failed = true;
         return;
     }
@@ -113,9 +138,7 @@ static bool write_oldest(par *p, bool wait)
         p->failed = true;
     if (b->out_len)
         fwrite(b->out, 1, b->out_len, p->out);
-    free(b->out);
-    b->out = NULL;
-    b->out_len = 0;
+    b->out_len = 0; /* the text's memory is kept for the batch's next round */
     b->n = 0;
     b->used = 0;
     b->done = false;
