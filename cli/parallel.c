@@ -241,12 +241,12 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
     return p;
 }
 
-/* Bytes of the record's pointed-to data that lie outside its bytes (none from the framer
- * today: extended items and PMC counters are inside the record; copied all the same). */
-static bool inside(const etl_record *r, const uint8_t *q)
+/* Are q's n bytes within the record's bytes?  Extended items and PMC counters are, from the
+ * framer; data elsewhere is copied all the same. */
+static bool inside(const etl_record *r, const uint8_t *q, size_t n)
 {
     uintptr_t a = (uintptr_t)q, lo = (uintptr_t)r->bytes;
-    return a >= lo && a - lo <= r->size;
+    return a >= lo && a - lo <= r->size && n <= r->size - (a - lo);
 }
 
 static size_t round8(size_t n)
@@ -257,10 +257,10 @@ static size_t round8(size_t n)
 static size_t arena_need(const etl_record *r)
 {
     size_t need = round8(r->size);
-    if (r->pmc_count && r->pmc && !inside(r, r->pmc))
+    if (r->pmc && !inside(r, r->pmc, (size_t)r->pmc_count * 8))
         need += round8((size_t)r->pmc_count * 8);
     for (unsigned i = 0; i < r->ext_count && i < ETL_MAX_EXT_ITEMS; i++)
-        if (r->ext[i].data && !inside(r, r->ext[i].data))
+        if (r->ext[i].data && !inside(r, r->ext[i].data, r->ext[i].data_size))
             need += round8(r->ext[i].data_size);
     return need;
 }
@@ -270,7 +270,7 @@ static const uint8_t *place(batch *b, const etl_record *from, const uint8_t *bas
 {
     if (!q)
         return q;
-    if (inside(from, q))
+    if (inside(from, q, n))
         return base + (q - from->bytes);
     uint8_t *d = b->arena + b->used;
     memcpy(d, q, n);

@@ -5,7 +5,8 @@
  *     its pointers moved into the copy (the caller's buffer is overwritten right after
  *     par_add, as the reader's is), PMC counters outside the record's bytes copied as well;
  *   - what the main thread attached to the slot after par_add reaches the worker;
- *   - records larger than a batch's byte budget (3 MiB) and empty records pass too;
+ *   - records larger than a batch's byte budget (3 MiB) and empty records pass too, an
+ *     extended item's data running past the record's end is copied, not read past the copy;
  *   - the output is the one a direct, one-thread formatting of the same records gives. */
 #include <stdint.h>
 #include <stdio.h>
@@ -70,12 +71,14 @@ static void make_record(unsigned i, uint8_t *buf, uint8_t *pmc, etl_record *r)
     for (size_t k = 0; k < r->size; k++)
         buf[k] = byte_of(i, k);
     r->bytes = buf;
-    r->ext_count = r->size >= 64 ? (uint16_t)(i % 4) : 0;
+    r->ext_count = r->size >= 8 + 16 * 4 ? (uint16_t)(i % 4) : 0;
     for (unsigned e = 0; e < r->ext_count; e++) {
         r->ext[e].type = (uint16_t)(e + 1);
         r->ext[e].data = buf + 8 + 16 * e;
         r->ext[e].data_size = 12;
     }
+    if (r->ext_count == 3 && i % 13 == 0)
+        r->ext[2].data_size = (uint16_t)(r->size - 40 + 5); /* 5 bytes past the end */
     if (i % 11 == 0) { /* counters outside the bytes: must be copied, not moved */
         r->pmc_count = 2;
         for (unsigned k = 0; k < 16; k++)
@@ -109,6 +112,8 @@ static char *run(unsigned workers, size_t *len)
         } else {
             par_slot s = {.r = &r, .has_stack = true, .stack_of = i * 3u};
             format(NULL, &direct, &s);
+            memset(buf, 0xEE, r.size); /* the same stale bytes past a record's end */
+            memset(pmc, 0xEE, sizeof pmc);
         }
     }
     if (p)
