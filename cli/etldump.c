@@ -854,7 +854,11 @@ static void count_memo(counts *c, uint32_t *at, const char *key)
 
 static void summary_add(summary *sm, const etl_record *rec)
 {
-    count_memo(&sm->kinds, &sm->kind_at[rec->header_type], etl_header_type_name(rec->header_type));
+    uint32_t *kind = &sm->kind_at[rec->header_type];
+    if (*kind) /* the memo's hit without naming the kind first */
+        sm->kinds.v[*kind - 1].n++;
+    else
+        count_memo(&sm->kinds, kind, etl_header_type_name(rec->header_type));
     for (unsigned i = 0; i < rec->ext_count; i++) {
         unsigned t = rec->ext[i].type;
         const char *n = etl_ext_type_name(t);

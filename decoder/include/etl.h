@@ -363,7 +363,7 @@ typedef struct etl_options {
     uint32_t window_buffers; /* 0 = ETL_DEFAULT_WINDOW_BUFFERS */
     uint64_t window_bytes;   /* 0 = ETL_DEFAULT_WINDOW_BYTES */
     /* Loader threads that read, inflate and index buffers ahead of delivery (at most
-     * ETL_MAX_READER_THREADS; each holds about two buffers more); 0 = none, everything on the
+     * ETL_MAX_READER_THREADS; each holds about four buffers more); 0 = none, everything on the
      * caller's thread.  Records, their order, positions and damage reports are the same either
      * way.  With threads the input's read_at is called from them, concurrently with the
      * caller's own reads (etl_reader_read_at): it must be thread-safe, as the file and memory
