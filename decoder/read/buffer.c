@@ -112,58 +112,6 @@ static bool sort_order(etl_buffer *b)
     return true;
 }
 
-/* etl_peek_record for the common records (a typed header of a known kind whose size is
- * plausible), inline in the indexing loop that runs once per record; everything else, and
- * every error, goes through etl_peek_record, which gives the same answer for these. */
-static inline etl_status peek_quick(const uint8_t *d, size_t avail, etl_record_peek *out, etl_error *err)
-{
-    if (avail >= ETL_MARKER_SIZE + 4u) {
-        uint32_t m = etl_ld32(d);
-        unsigned t = etl_marker_header_type(m);
-        uint32_t size, min, ts_off = ETL_TRACE_HEADER_OFF_TIMESTAMP;
-        if (etl_marker_is_typed(m)) {
-            switch (t) {
-            case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
-                size = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_SIZE);
-                min = SYSTEM_TRACE_HEADER_SIZE;
-                break;
-            case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
-                size = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_SIZE);
-                min = SYSTEM_TRACE_HEADER_COMPACT_SIZE;
-                break;
-            case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
-                size = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_SIZE);
-                min = PERFINFO_TRACE_HEADER_SIZE;
-                ts_off = PERFINFO_TRACE_HEADER_OFF_SYSTEM_TIME;
-                break;
-            case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
-                size = etl_marker_size(m);
-                min = EVENT_HEADER_SIZE;
-                break;
-            case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64:
-                size = etl_marker_size(m);
-                min = EVENT_TRACE_HEADER_SIZE;
-                break;
-            case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
-                size = etl_marker_size(m);
-                min = EVENT_INSTANCE_GUID_HEADER_SIZE;
-                break;
-            default:
-                return etl_peek_record(d, avail, out, err);
-            }
-            /* every minimum covers the timestamp, so size >= min puts it inside the record */
-            if (size >= min && size <= avail) {
-                out->header_type = out->raw_header_type = (uint8_t)t;
-                out->size = size;
-                out->has_timestamp = true;
-                out->timestamp_raw = (int64_t)etl_ld64(d + ts_off);
-                return ETL_OK;
-            }
-        }
-    }
-    return etl_peek_record(d, avail, out, err);
-}
-
 etl_status etl_io_read(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got,
                        etl_error *err)
 {
@@ -253,7 +201,7 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
     while (pos < b->data_len) {
         etl_record_peek pk;
         etl_error perr;
-        st = peek_quick(b->data + pos, b->data_len - pos, &pk, &perr);
+        st = etl_peek_record_quick(b->data + pos, b->data_len - pos, &pk, &perr);
         if (st == ETL_END)
             break;
         if (st != ETL_OK) {
