@@ -833,8 +833,9 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
     if (!r)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
     r->fd = -1;
-    r->io = (struct etl_io_ref){io, ctx, size};
+    r->io = (struct etl_io_ref){io, ctx, size, opt ? opt->inflate_cache : NULL};
     r->rio = r->io;
+    r->rio.cache = NULL; /* random reads would take what the sequential pass is to find */
     if (opt)
         r->opt = *opt;
     if (r->opt.order == ETL_ORDER_FILE)
