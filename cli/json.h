@@ -172,6 +172,86 @@ JSON_INLINE void json_string(json_out *j, const char *s)
         json_string_n(j, s, n);
 }
 
+/* Digits are written in place, right to left, two per step, once their count is known (no
+ * scratch copy): the tables are the library's (etl_format.h). */
+extern const char etl_dec_pairs[201];
+extern const char etl_hex_pairs_lower[513];
+extern const char etl_hex_pairs_upper[513];
+
+/* Decimal digits of v (1..20): floor(log10(v)) from the bit length (1233/4096 ~ log10 2),
+ * corrected by one comparison. */
+JSON_INLINE unsigned json_dec_len(uint64_t v)
+{
+    static const uint64_t pow10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+                                       10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+                                       100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                       100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+                                       100000000000000000ULL, 1000000000000000000ULL,
+                                       10000000000000000000ULL};
+    v |= 1; /* 0 has one digit; v | 1 never has more digits than v (10^k - 1 is odd) */
+#if defined(__GNUC__)
+    unsigned bits = 64u - (unsigned)__builtin_clzll(v);
+#else
+    unsigned bits = 0;
+    for (uint64_t x = v; x; x >>= 1)
+        bits++;
+#endif
+    unsigned t = bits * 1233u >> 12;
+    return t + 1u - (v < pow10[t]);
+}
+
+/* v's len = json_dec_len(v) decimal digits at d[0..len). */
+JSON_INLINE void json_put_dec(char *d, uint64_t v, unsigned len)
+{
+    char *p = d + len;
+    while (v >= 100) {
+        p -= 2;
+        memcpy(p, etl_dec_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10)
+        memcpy(p - 2, etl_dec_pairs + 2 * v, 2);
+    else
+        p[-1] = (char)('0' + v);
+}
+
+/* Hex digits of v without leading zeros (1..16; "0" for 0). */
+JSON_INLINE unsigned json_hex_len(uint64_t v)
+{
+#if defined(__GNUC__)
+    return (67u - (unsigned)__builtin_clzll(v | 1)) / 4u;
+#else
+    unsigned n = 1;
+    while (v >>= 4)
+        n++;
+    return n;
+#endif
+}
+
+/* v's len = json_hex_len(v) hex digits at d[0..len), from pairs (lower or upper case). */
+JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pairs)
+{
+    char *p = d + len;
+    while (p - d >= 2) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (v & 0xFF), 2);
+        v >>= 8;
+    }
+    if (p > d)
+        p[-1] = pairs[2 * (v & 0xF) + 1];
+}
+
+/* [,]digits in one reservation. */
+JSON_INLINE void json_u64_at(json_out *j, uint64_t v)
+{
+    unsigned len = json_dec_len(v);
+    char *d = json_room(j, 24);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    json_put_dec(d + c, v, len);
+    j->len += c + len;
+}
+
 /* Numbers of two or more digits (json_u64's long path). */
 void json_u64_digits(json_out *j, uint64_t v);
 /* One digit - most header numbers: versions, levels, zeros - inline. */
@@ -193,14 +273,45 @@ void json_null(json_out *j);
 void json_hex_u64(json_out *j, uint64_t v); /* "0x..." as a string */
 void json_hex_upper_u64(json_out *j, uint64_t v); /* "0x1F": value_format.h's hex integers */
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n); /* "0a1b..." */
+void json_put_hex_bytes(char *d, const uint8_t *p, size_t n); /* 2 * n digits at d, unquoted */
 void json_newline(json_out *j);
 /* A value already in JSON form (a number, "true", a quoted string), with the comma logic. */
 void json_raw(json_out *j, const char *s, size_t n);
 /* Write out what is buffered (call before reading the FILE or at the end): json_flush, above. */
 
-/* A key and its value in one call: the pair every writer of an object repeats. */
+/* A key and its value in one call: the pair every writer of an object repeats.  For a literal
+ * key that needs no escaping (the compiler decides it) the key, its ':' and the value go out in
+ * one reservation with one separator decision: the pair leaves the level needing a comma, as
+ * key then value would. */
+#define JSON_PAIR_ROOM (JSON_SHORT_STRING + 4 + 24)
+JSON_INLINE bool json_literal_key(const char *key, size_t n)
+{
+    return JSON_IS_CONSTANT(n) && n <= JSON_SHORT_STRING && !json_needs_escape(key, n);
+}
+
+/* [,]"key": at d, the level's comma taken; returns the bytes written. */
+JSON_INLINE size_t json_put_key(json_out *j, char *d, const char *key, size_t n)
+{
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    d[c] = '"';
+    json_copy_short(d + c + 1, key, n);
+    d[c + n + 1] = '"';
+    d[c + n + 2] = ':';
+    return c + n + 3;
+}
+
 JSON_INLINE void json_key_u64(json_out *j, const char *key, uint64_t v)
 {
+    size_t n = strlen(key);
+    if (json_literal_key(key, n)) {
+        char *d = json_room(j, JSON_PAIR_ROOM);
+        size_t at = json_put_key(j, d, key, n);
+        unsigned len = json_dec_len(v);
+        json_put_dec(d + at, v, len);
+        j->len += at + len;
+        return;
+    }
     json_key(j, key);
     json_u64(j, v);
 }
@@ -211,6 +322,17 @@ JSON_INLINE void json_key_i64(json_out *j, const char *key, int64_t v)
 }
 JSON_INLINE void json_key_hex_u64(json_out *j, const char *key, uint64_t v)
 {
+    size_t n = strlen(key);
+    if (json_literal_key(key, n)) {
+        char *d = json_room(j, JSON_PAIR_ROOM);
+        size_t at = json_put_key(j, d, key, n);
+        unsigned len = json_hex_len(v);
+        memcpy(d + at, "\"0x", 3);
+        json_put_hex(d + at + 3, v, len, etl_hex_pairs_lower);
+        d[at + 3 + len] = '"';
+        j->len += at + len + 4;
+        return;
+    }
     json_key(j, key);
     json_hex_u64(j, v);
 }
