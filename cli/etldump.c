@@ -240,11 +240,20 @@ static void write_value(json_out *j, const etl_item *it)
     }
 }
 
-/* The object key of an item (fields.h: "_N" on the Nth repeat of a name). */
-static void field_key(json_out *j, const etl_item *it)
+/* The object key of an item (fields.h: "_N" on the Nth repeat of a name), remembered by the
+ * writer under its schema's arena index and step: a schema in the decoder's cache stays, with
+ * its names, until the decoder is freed (schema_cache.h), so the pair names one key. */
+static void field_key(json_out *j, const etl_fields *f, const etl_item *it)
 {
-    static char key[ETL_ITEM_KEY_MAX];
-    json_key(j, etl_item_key(it, key, sizeof key));
+    uint32_t schema = f->schema ? f->schema->index : UINT32_MAX;
+    const json_key_memo *m = schema != UINT32_MAX ? json_key_memo_find(j, schema, it->step) : NULL;
+    if (m) {
+        json_key_memo_write(j, m);
+        return;
+    }
+    char key[ETL_ITEM_KEY_MAX];
+    const char *k = etl_item_key(it, key, sizeof key);
+    json_key_memoize(j, schema, it->step, k, strlen(k));
 }
 
 /* A key that etl_item_key may have returned in its own storage. */
@@ -280,7 +289,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
         switch (k) {
         case ETL_ITEM_VALUE:
             if (in[depth] == IN_OBJECT)
-                field_key(j, &it);
+                field_key(j, f, &it);
             write_value(j, &it);
             if (vol && depth == 0 && n_dos < DOS_PATHS_MAX && etl_volumes_count(vol)) {
                 etl_value v;
@@ -295,7 +304,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
-                field_key(j, &it);
+                field_key(j, f, &it);
             if (k == ETL_ITEM_STRUCT_BEGIN)
                 json_begin_object(j);
             else

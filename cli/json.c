@@ -163,6 +163,21 @@ void json_key_n(json_out *j, const char *key, size_t n)
         j->need_comma[j->depth] = false;
 }
 
+void json_key_memoize(json_out *j, uint32_t a, uint32_t b, const char *key, size_t n)
+{
+    json_key_n(j, key, n);
+    if (a == UINT32_MAX || n > SHORT_STRING || json_needs_escape(key, n))
+        return;
+    json_key_memo *m = &j->keys[json_key_memo_slot(a, b)]; /* whoever held it */
+    m->a1 = a + 1u;
+    m->b = b;
+    m->text[0] = '"';
+    memcpy(m->text + 1, key, n);
+    m->text[n + 1] = '"';
+    m->text[n + 2] = ':';
+    m->len = (uint8_t)(n + 3);
+}
+
 void json_string_n(json_out *j, const char *s, size_t n)
 {
     if (n <= SHORT_STRING && !json_needs_escape(s, n)) {

@@ -11,12 +11,28 @@
 
 #define JSON_BUFFER_SIZE (256u * 1024u)
 
+/* Short strings that need no escaping - nearly every key and name - take a shorter path, and
+ * the test for it is inline: for a literal key the compiler decides it at compile time, so only
+ * names from schemas are scanned at run time (etldump writes some 30 keys per record). */
+#define JSON_SHORT_STRING 64u
+
+/* Keys remembered by an identity the caller gives (two numbers: etldump's are a schema's arena
+ * index and a step), kept quoted with their ':', so a key met again is one fixed copy instead
+ * of a length, an escape scan and a copy.  Direct-mapped: a slot holds the last key of its hash. */
+#define JSON_KEY_MEMO_SLOTS 1024u
+typedef struct json_key_memo {
+    uint32_t a1, b;  /* identity; a1 = a + 1 (0: an empty slot) */
+    uint8_t len;     /* bytes of text */
+    char text[JSON_SHORT_STRING + 7]; /* "key": */
+} json_key_memo;
+
 typedef struct json_out {
     FILE *f;
     bool need_comma[64]; /* per nesting level */
     int depth;
     size_t len;          /* bytes waiting in buf */
     char buf[JSON_BUFFER_SIZE];
+    json_key_memo keys[JSON_KEY_MEMO_SLOTS]; /* json_key_memoized */
 } json_out;
 
 void json_begin_object(json_out *j);
@@ -26,11 +42,6 @@ void json_end_array(json_out *j);
 /* Keys and strings of any length and content. */
 void json_key_n(json_out *j, const char *key, size_t n);
 void json_string_n(json_out *j, const char *s, size_t n);
-
-/* Short strings that need no escaping - nearly every key and name - take a shorter path, and
- * the test for it is inline: for a literal key the compiler decides it at compile time, so only
- * names from schemas are scanned at run time (etldump writes some 30 keys per record). */
-#define JSON_SHORT_STRING 64u
 
 /* Always inlined: a call would hide a literal's bytes from the compiler. */
 #if defined(__GNUC__)
@@ -162,6 +173,34 @@ JSON_INLINE void json_key(json_out *j, const char *key)
         json_key_n(j, key, n);
     }
 }
+
+/* The key remembered for identity (a, b), a < UINT32_MAX; NULL when there is none yet (write
+ * it with json_key_memoize).  The identity must stand for the same key for the writer's life. */
+JSON_INLINE size_t json_key_memo_slot(uint32_t a, uint32_t b)
+{
+    _Static_assert(JSON_KEY_MEMO_SLOTS == 1u << 10, "the slot is the hash's top 10 bits");
+    return ((a + 1u) * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 22;
+}
+JSON_INLINE const json_key_memo *json_key_memo_find(const json_out *j, uint32_t a, uint32_t b)
+{
+    const json_key_memo *m = &j->keys[json_key_memo_slot(a, b)];
+    return m->a1 == a + 1u && m->b == b ? m : NULL;
+}
+
+/* A remembered key, with its separator, in one reservation. */
+JSON_INLINE void json_key_memo_write(json_out *j, const json_key_memo *m)
+{
+    char *d = json_room(j, sizeof m->text + 1);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    memcpy(d + c, m->text, sizeof m->text);
+    j->len += c + m->len;
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false;
+}
+
+/* Write key[0..n) and remember it for (a, b) when it is short and needs no escaping. */
+void json_key_memoize(json_out *j, uint32_t a, uint32_t b, const char *key, size_t n);
 
 JSON_INLINE void json_string(json_out *j, const char *s)
 {
