@@ -249,38 +249,13 @@ void json_hex_upper_u64(json_out *j, uint64_t v)
     hex_u64(j, v, etl_hex_pairs_upper);
 }
 
-/* 2 * n lowercase hex digits of p[0..n) at d: 16 bytes at a time with SSE2 (baseline on
- * x86-64: each nibble to '0'..'9' or 'a'..'f' by one compare, high and low nibbles interleaved),
- * byte pairs from the table for the rest. */
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-void json_put_hex_bytes(char *d, const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i low4 = _mm_set1_epi8(0x0f), nine = _mm_set1_epi8(9), zero = _mm_set1_epi8('0'),
-                  letters = _mm_set1_epi8('a' - '0' - 10);
-    for (; i + 16 <= n; i += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), low4), lo = _mm_and_si128(x, low4);
-        hi = _mm_add_epi8(_mm_add_epi8(hi, zero), _mm_and_si128(_mm_cmpgt_epi8(hi, nine), letters));
-        lo = _mm_add_epi8(_mm_add_epi8(lo, zero), _mm_and_si128(_mm_cmpgt_epi8(lo, nine), letters));
-        _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), _mm_unpacklo_epi8(hi, lo));
-        _mm_storeu_si128((__m128i *)(void *)(d + 2 * i + 16), _mm_unpackhi_epi8(hi, lo));
-    }
-#endif
-    for (; i < n; i++)
-        memcpy(d + 2 * i, hex_pairs + 2 * p[i], 2);
-}
-
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
 {
     sep(j);
     out_byte(j, '"');
     while (n) {
         size_t k = n < STRING_PIECE ? n : STRING_PIECE;
-        json_put_hex_bytes(room(j, 2 * k), p, k);
+        etl_format_hex(p, k, room(j, 2 * k + 1)); /* its NUL is overwritten next */
         j->len += 2 * k;
         p += k;
         n -= k;

@@ -312,7 +312,6 @@ void json_null(json_out *j);
 void json_hex_u64(json_out *j, uint64_t v); /* "0x..." as a string */
 void json_hex_upper_u64(json_out *j, uint64_t v); /* "0x1F": value_format.h's hex integers */
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n); /* "0a1b..." */
-void json_put_hex_bytes(char *d, const uint8_t *p, size_t n); /* 2 * n digits at d, unquoted */
 void json_newline(json_out *j);
 /* A value already in JSON form (a number, "true", a quoted string), with the comma logic. */
 void json_raw(json_out *j, const char *s, size_t n);

@@ -274,25 +274,6 @@ static void test_pairs(void)
     CHECK_EQ_U(bad, 0);
 }
 
-/* Hex bytes of every length up to 70 (the 16-byte steps and the rest), from every alignment. */
-static void test_hex_bytes(void)
-{
-    uint8_t bytes[80];
-    for (unsigned i = 0; i < sizeof bytes; i++)
-        bytes[i] = (uint8_t)(i * 37 + 11);
-    int bad = 0;
-    for (size_t at = 0; at < 3; at++)
-        for (size_t n = 0; n <= 70; n++) {
-            char got[200], want[200];
-            memset(got, '#', sizeof got);
-            json_put_hex_bytes(got, bytes + at, n);
-            for (size_t i = 0; i < n; i++)
-                snprintf(want + 2 * i, 3, "%02x", bytes[at + i]);
-            bad += memcmp(got, want, 2 * n) != 0 || got[2 * n] != '#';
-        }
-    CHECK_EQ_U(bad, 0);
-}
-
 /* Remembered keys: written as json_key writes them, found only under their own identity; a
  * slot's newer identity replaces the older; long or escaped keys are written but not kept. */
 struct memo_case {
@@ -345,7 +326,6 @@ static void test_key_memo(void)
 int main(void)
 {
     test_pairs();
-    test_hex_bytes();
     test_key_memo();
     test_escapes();
     test_long_strings();
