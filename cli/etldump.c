@@ -55,7 +55,9 @@
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
 
-static void key_guid(json_out *j, const char *key, const etl_guid *g)
+/* The small key writers are inlined (JSON_INLINE) so each key stays a literal: json.h then
+ * writes it with fixed moves instead of measuring and scanning it per record. */
+JSON_INLINE void key_guid(json_out *j, const char *key, const etl_guid *g)
 {
     char s[ETL_GUID_STR_SIZE];
     etl_format_guid(g, s);
@@ -435,7 +437,7 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why, 
     fprintf(stderr, "etldump: %s%s\n", why, wpp ? MISSING_TMF_WHERE : MISSING_WHERE);
 }
 
-static void key_name(json_out *j, const char *key, const char *name)
+JSON_INLINE void key_name(json_out *j, const char *key, const char *name)
 {
     if (!name)
         return;
@@ -547,13 +549,14 @@ static void write_identity(json_out *j, const etl_record *r)
     json_key_hex_u64(j, "keyword", r->keyword);
 }
 
-static void write_id(json_out *j, const char *key, uint32_t id)
+JSON_INLINE void write_id(json_out *j, const char *key, uint32_t id)
 {
-    json_key(j, key);
-    if (id != ETL_NO_ID)
-        json_u64(j, id);
-    else
+    if (id != ETL_NO_ID) {
+        json_key_u64(j, key, id);
+    } else {
+        json_key(j, key);
         json_null(j);
+    }
 }
 
 /* pid and tid, and the process the context names (procs.h). */

@@ -220,12 +220,6 @@ void json_bool(json_out *j, bool v)
         out_mem(j, "false", 5);
 }
 
-void json_null(json_out *j)
-{
-    sep(j);
-    out_mem(j, "null", 4);
-}
-
 /* "0x" and the digits of v without leading zeros ("0x0" for 0), quoted, written in place. */
 static void hex_u64(json_out *j, uint64_t v, const char *pairs)
 {

@@ -308,7 +308,14 @@ JSON_INLINE void json_u64(json_out *j, uint64_t v)
 }
 void json_i64(json_out *j, int64_t v);
 void json_bool(json_out *j, bool v);
-void json_null(json_out *j);
+JSON_INLINE void json_null(json_out *j)
+{
+    char *d = json_room(j, 5);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    memcpy(d + c, "null", 4);
+    j->len += c + 4;
+}
 void json_hex_u64(json_out *j, uint64_t v); /* "0x..." as a string */
 void json_hex_upper_u64(json_out *j, uint64_t v); /* "0x1F": value_format.h's hex integers */
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n); /* "0a1b..." */
