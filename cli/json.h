@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define JSON_BUFFER_SIZE (256u * 1024u)
 
@@ -267,9 +270,22 @@ JSON_INLINE unsigned json_hex_len(uint64_t v)
 #endif
 }
 
-/* v's len = json_hex_len(v) hex digits at d[0..len), from pairs (lower or upper case). */
+/* v's len = json_hex_len(v) hex digits at d[0..len), from pairs (lower or upper case): with
+ * SSE2 all 16 digits at once (each nibble to a digit or a letter by one compare, the number's
+ * bytes most significant first), then the last len of them. */
 JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pairs)
 {
+#if defined(__SSE2__) && defined(__GNUC__) && defined(__x86_64__)
+    const __m128i low4 = _mm_set1_epi8(0x0f), nine = _mm_set1_epi8(9), zero = _mm_set1_epi8('0');
+    const __m128i letters = _mm_set1_epi8((char)(pairs[21] - '0' - 10)); /* pairs[21]: 'a' or 'A' */
+    __m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
+    __m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), low4), lo = _mm_and_si128(x, low4);
+    hi = _mm_add_epi8(_mm_add_epi8(hi, zero), _mm_and_si128(_mm_cmpgt_epi8(hi, nine), letters));
+    lo = _mm_add_epi8(_mm_add_epi8(lo, zero), _mm_and_si128(_mm_cmpgt_epi8(lo, nine), letters));
+    char t[16];
+    _mm_storeu_si128((__m128i *)(void *)t, _mm_unpacklo_epi8(hi, lo));
+    json_copy_short(d, t + 16 - len, len);
+#else
     char *p = d + len;
     while (p - d >= 2) {
         p -= 2;
@@ -278,6 +294,7 @@ JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pai
     }
     if (p > d)
         p[-1] = pairs[2 * (v & 0xF) + 1];
+#endif
 }
 
 /* [,]digits in one reservation. */

@@ -268,6 +268,11 @@ static void test_pairs(void)
             char t[32] = {0};
             json_put_dec(t, v, json_dec_len(v));
             bad += strcmp(t, a) != 0;
+            char h[32] = {0}, H[32] = {0}, B[32];
+            json_put_hex(h, v, json_hex_len(v), etl_hex_pairs_lower);
+            json_put_hex(H, v, json_hex_len(v), etl_hex_pairs_upper);
+            snprintf(B, sizeof B, "%" PRIX64, v);
+            bad += strcmp(h, b) != 0 || strcmp(H, B) != 0;
         }
     for (uint64_t p = 1; p <= 1000000000000000000ULL; p *= 10)
         bad += json_dec_len(p) != json_dec_len(p - 1) + (p > 1);
