@@ -209,7 +209,7 @@ JSON_INLINE void json_string(json_out *j, const char *s)
 {
     size_t n = strlen(s);
     if (n <= JSON_SHORT_STRING && !json_needs_escape(s, n))
-        json_string_plain(j, s, n);
+        json_short_quoted(j, s, n, false);
     else
         json_string_n(j, s, n);
 }
@@ -379,6 +379,10 @@ JSON_INLINE void json_key_u64(json_out *j, const char *key, uint64_t v)
 }
 JSON_INLINE void json_key_i64(json_out *j, const char *key, int64_t v)
 {
+    if (v >= 0) {
+        json_key_u64(j, key, (uint64_t)v);
+        return;
+    }
     json_key(j, key);
     json_i64(j, v);
 }
