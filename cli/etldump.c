@@ -248,7 +248,7 @@ static void write_value(json_out *j, const etl_item *it)
 static void field_key(json_out *j, const etl_fields *f, const etl_item *it)
 {
     uint32_t schema = f->schema ? f->schema->index : UINT32_MAX;
-    const json_key_memo *m = schema != UINT32_MAX ? json_key_memo_find(j, schema, it->step) : NULL;
+    const json_key_memo *m = schema != UINT32_MAX ? json_key_memo_find(j, schema, it->step, NULL) : NULL;
     if (m) {
         json_key_memo_write(j, m);
         return;
@@ -445,6 +445,28 @@ JSON_INLINE void key_name(json_out *j, const char *key, const char *name)
     json_string(j, name);
 }
 
+/* Names resolve.h returns (provider, event, task, ...) as whole pairs remembered by the writer,
+ * when the name is a string of the record's schema: a schema in the decoder's cache and its
+ * strings stay until the decoder is freed (schema_cache.h), so (its index, which name, the
+ * name's address) names one pair.  Other names are written as they come. */
+enum { NAME_PROVIDER = 0xFFFFFF00u, NAME_EVENT, NAME_TASK, NAME_OPCODE, NAME_LEVEL, NAME_CHANNEL, NAME_KEYWORDS };
+
+JSON_INLINE void key_schema_name(json_out *j, const etl_schema *s, uint32_t which, const char *key, const char *name)
+{
+    if (!name)
+        return;
+    uintptr_t at = (uintptr_t)name, base = s ? (uintptr_t)s->strings : 0;
+    if (!s || s->index == UINT32_MAX || at < base || at >= base + s->strings_len) {
+        key_name(j, key, name);
+        return;
+    }
+    const json_key_memo *m = json_key_memo_find(j, s->index, which, name);
+    if (m)
+        json_memo_write(j, m, false);
+    else
+        json_pair_memoize(j, s->index, which, name, key, name);
+}
+
 static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r, const etl_resolved *res)
 {
     char g[ETL_GUID_STR_SIZE];
@@ -473,7 +495,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     if (res.kind == ETL_RESOLVE_NONE)
         return;
     if (res.provider_name) {
-        json_key_string(j, "provider_name", res.provider_name);
+        key_schema_name(j, res.schema, NAME_PROVIDER, "provider_name", res.provider_name);
         if (res.provider_name_from == ETL_NAME_KNOWN) /* not from the trace or a schema: the library's table */
             json_key_string(j, "provider_name_source", "well-known");
     }
@@ -481,7 +503,7 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     case ETL_RESOLVE_NOT_APPLICABLE:
         return;
     case ETL_RESOLVE_SCHEMA_MISSING:
-        key_name(j, "event_name", res.event_name); /* WPP messages are named without a TMF */
+        key_schema_name(j, res.schema, NAME_EVENT, "event_name", res.event_name); /* WPP: named without a TMF */
         write_schema_missing(j, d, r, &res);
         return;
     case ETL_RESOLVE_SCHEMA_ERROR:
@@ -490,17 +512,17 @@ static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
     default:
         break;
     }
-    json_key_string(j, "event_name", res.event_name);
+    key_schema_name(j, res.schema, NAME_EVENT, "event_name", res.event_name); /* never NULL here */
     if (res.kind == ETL_RESOLVE_TRACELOGGING) {
         write_tags(j, res.schema);
         write_fields(j, &f, d->volumes, r);
         return;
     }
-    key_name(j, "task_name", res.task_name);
-    key_name(j, "opcode_name", res.opcode_name);
-    key_name(j, "level_name", res.level_name);
-    key_name(j, "channel_name", res.channel_name);
-    key_name(j, "keywords_name", res.keywords_name);
+    key_schema_name(j, res.schema, NAME_TASK, "task_name", res.task_name);
+    key_schema_name(j, res.schema, NAME_OPCODE, "opcode_name", res.opcode_name);
+    key_schema_name(j, res.schema, NAME_LEVEL, "level_name", res.level_name);
+    key_schema_name(j, res.schema, NAME_CHANNEL, "channel_name", res.channel_name);
+    key_schema_name(j, res.schema, NAME_KEYWORDS, "keywords_name", res.keywords_name);
     if (res.has_message) {
         size_t n = etl_decoder_message(d->dec, r, &res, message_text, sizeof message_text);
         json_key(j, "message");

@@ -163,19 +163,43 @@ void json_key_n(json_out *j, const char *key, size_t n)
         j->need_comma[j->depth] = false;
 }
 
-void json_key_memoize(json_out *j, uint32_t a, uint32_t b, const char *key, size_t n)
+/* Remember "key": (and "value" after it when value is given) for (a, b, tag), when it fits
+ * and neither needs escaping. */
+static void memoize(json_out *j, uint32_t a, uint32_t b, const void *tag, const char *key, size_t n,
+                    const char *value, size_t vn)
 {
-    json_key_n(j, key, n);
-    if (a == UINT32_MAX || n > SHORT_STRING || json_needs_escape(key, n))
-        return;
     json_key_memo *m = &j->keys[json_key_memo_slot(a, b)]; /* whoever held it */
+    size_t len = n + 3 + (value ? vn + 2 : 0);
+    if (a == UINT32_MAX || len > sizeof m->text || json_needs_escape(key, n) ||
+        (value && json_needs_escape(value, vn)))
+        return;
     m->a1 = a + 1u;
     m->b = b;
+    m->tag = tag;
     m->text[0] = '"';
     memcpy(m->text + 1, key, n);
     m->text[n + 1] = '"';
     m->text[n + 2] = ':';
-    m->len = (uint8_t)(n + 3);
+    if (value) {
+        m->text[n + 3] = '"';
+        memcpy(m->text + n + 4, value, vn);
+        m->text[n + 4 + vn] = '"';
+    }
+    m->len = (uint8_t)len;
+}
+
+void json_key_memoize(json_out *j, uint32_t a, uint32_t b, const char *key, size_t n)
+{
+    json_key_n(j, key, n);
+    memoize(j, a, b, NULL, key, n, NULL, 0);
+}
+
+void json_pair_memoize(json_out *j, uint32_t a, uint32_t b, const void *tag, const char *key, const char *value)
+{
+    size_t n = strlen(key), vn = strlen(value);
+    json_key_n(j, key, n);
+    json_string_n(j, value, vn);
+    memoize(j, a, b, tag, key, n, value, vn);
 }
 
 void json_string_n(json_out *j, const char *s, size_t n)

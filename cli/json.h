@@ -19,14 +19,16 @@
  * names from schemas are scanned at run time (etldump writes some 30 keys per record). */
 #define JSON_SHORT_STRING 64u
 
-/* Keys remembered by an identity the caller gives (two numbers: etldump's are a schema's arena
- * index and a step), kept quoted with their ':', so a key met again is one fixed copy instead
- * of a length, an escape scan and a copy.  Direct-mapped: a slot holds the last key of its hash. */
+/* Keys (and whole key-value pairs) remembered by an identity the caller gives (two numbers and
+ * a pointer: etldump's are a schema's arena index and a step, or a name kind and the name),
+ * kept in JSON form, so one met again is one fixed copy instead of a length, an escape scan and
+ * a copy.  Direct-mapped: a slot holds the last of its hash. */
 #define JSON_KEY_MEMO_SLOTS 1024u
 typedef struct json_key_memo {
     uint32_t a1, b;  /* identity; a1 = a + 1 (0: an empty slot) */
+    const void *tag; /* identity */
     uint8_t len;     /* bytes of text */
-    char text[JSON_SHORT_STRING + 7]; /* "key": */
+    char text[JSON_SHORT_STRING + 7]; /* "key": or "key":"value" */
 } json_key_memo;
 
 typedef struct json_out {
@@ -177,33 +179,42 @@ JSON_INLINE void json_key(json_out *j, const char *key)
     }
 }
 
-/* The key remembered for identity (a, b), a < UINT32_MAX; NULL when there is none yet (write
- * it with json_key_memoize).  The identity must stand for the same key for the writer's life. */
+/* What is remembered for identity (a, b, tag), a < UINT32_MAX; NULL when nothing is yet (write
+ * it with json_key_memoize or json_pair_memoize).  The identity must stand for the same text
+ * for the writer's life. */
 JSON_INLINE size_t json_key_memo_slot(uint32_t a, uint32_t b)
 {
     _Static_assert(JSON_KEY_MEMO_SLOTS == 1u << 10, "the slot is the hash's top 10 bits");
     return ((a + 1u) * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 22;
 }
-JSON_INLINE const json_key_memo *json_key_memo_find(const json_out *j, uint32_t a, uint32_t b)
+JSON_INLINE const json_key_memo *json_key_memo_find(const json_out *j, uint32_t a, uint32_t b, const void *tag)
 {
     const json_key_memo *m = &j->keys[json_key_memo_slot(a, b)];
-    return m->a1 == a + 1u && m->b == b ? m : NULL;
+    return m->a1 == a + 1u && m->b == b && m->tag == tag ? m : NULL;
 }
 
-/* A remembered key, with its separator, in one reservation. */
-JSON_INLINE void json_key_memo_write(json_out *j, const json_key_memo *m)
+/* A remembered key or pair, with its separator, in one reservation (a key: the value that
+ * follows adds no comma). */
+JSON_INLINE void json_memo_write(json_out *j, const json_key_memo *m, bool key)
 {
     char *d = json_room(j, sizeof m->text + 1);
     size_t c = json_take_comma(j);
     d[0] = ',';
     memcpy(d + c, m->text, sizeof m->text);
     j->len += c + m->len;
-    if (j->depth > 0 && j->depth < 64)
+    if (key && j->depth > 0 && j->depth < 64)
         j->need_comma[j->depth] = false;
 }
+JSON_INLINE void json_key_memo_write(json_out *j, const json_key_memo *m)
+{
+    json_memo_write(j, m, true);
+}
 
-/* Write key[0..n) and remember it for (a, b) when it is short and needs no escaping. */
+/* Write key[0..n) and remember it for (a, b, NULL) when it is short and needs no escaping. */
 void json_key_memoize(json_out *j, uint32_t a, uint32_t b, const char *key, size_t n);
+/* Write the pair key: value (a string) and remember it for (a, b, tag) when it is short and
+ * needs no escaping; write it again with json_memo_write(j, m, false). */
+void json_pair_memoize(json_out *j, uint32_t a, uint32_t b, const void *tag, const char *key, const char *value);
 
 JSON_INLINE void json_string(json_out *j, const char *s)
 {

@@ -292,26 +292,37 @@ static void write_memo(json_out *o, void *ctx)
     if (c->step == 0) {
         json_key_memoize(o, 3, 7, "Name_2", 6);
         json_u64(o, 1);
-        const json_key_memo *m = json_key_memo_find(o, 3, 7);
+        const json_key_memo *m = json_key_memo_find(o, 3, 7, NULL);
         CHECK(m != NULL);
         if (m)
             json_key_memo_write(o, m);
         json_u64(o, 2);
-        CHECK(json_key_memo_find(o, 3, 8) == NULL);
-        CHECK(json_key_memo_find(o, 4, 7) == NULL);
+        CHECK(json_key_memo_find(o, 3, 8, NULL) == NULL);
+        CHECK(json_key_memo_find(o, 4, 7, NULL) == NULL);
         /* another identity on the same slot takes it */
         uint32_t a = 0;
         while (json_key_memo_slot(a, 1) != json_key_memo_slot(3, 7))
             a++;
         json_key_memoize(o, a, 1, "other", 5);
         json_u64(o, 3);
-        CHECK(json_key_memo_find(o, 3, 7) == NULL);
-        CHECK(json_key_memo_find(o, a, 1) != NULL);
+        CHECK(json_key_memo_find(o, 3, 7, NULL) == NULL);
+        CHECK(json_key_memo_find(o, a, 1, NULL) != NULL);
         json_key_memoize(o, 5, 5, "a\"b", 3);
         json_u64(o, 4);
-        CHECK(json_key_memo_find(o, 5, 5) == NULL);
+        CHECK(json_key_memo_find(o, 5, 5, NULL) == NULL);
         json_key_memoize(o, UINT32_MAX, 5, "none", 4);
         json_u64(o, 5);
+        /* whole pairs, told apart by their tag too; too long for a slot: written, not kept */
+        static const char name[] = "Process/Start";
+        json_pair_memoize(o, 9, 1, name, "event_name", name);
+        const json_key_memo *p = json_key_memo_find(o, 9, 1, name);
+        CHECK(p != NULL);
+        CHECK(json_key_memo_find(o, 9, 1, name + 1) == NULL);
+        if (p)
+            json_memo_write(o, p, false);
+        static const char longer[] = "a name of sixty characters or more, too long for one slot..";
+        json_pair_memoize(o, 9, 2, longer, "event_name", longer);
+        CHECK(json_key_memo_find(o, 9, 2, longer) == NULL);
     }
     json_end_object(o);
 }
@@ -321,7 +332,9 @@ static void test_key_memo(void)
     struct memo_case c = {0};
     size_t len;
     char *got = capture(write_memo, &c, &len);
-    const char *want = "{\"Name_2\":1,\"Name_2\":2,\"other\":3,\"a\\\"b\":4,\"none\":5}";
+    const char *want = "{\"Name_2\":1,\"Name_2\":2,\"other\":3,\"a\\\"b\":4,\"none\":5,"
+                       "\"event_name\":\"Process/Start\",\"event_name\":\"Process/Start\","
+                       "\"event_name\":\"a name of sixty characters or more, too long for one slot..\"}";
     CHECK(len == strlen(want) && memcmp(got, want, len) == 0);
     if (len != strlen(want) || memcmp(got, want, len) != 0)
         fprintf(stderr, "got  %.*s\nwant %s\n", (int)len, got, want);
