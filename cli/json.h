@@ -8,9 +8,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #define JSON_BUFFER_SIZE (256u * 1024u)
 
@@ -144,19 +141,25 @@ JSON_INLINE void json_copy_short(char *d, const char *s, size_t n)
     }
 }
 
+/* [,]"key": at d (n <= JSON_SHORT_STRING), the level's comma taken; returns the bytes written. */
+JSON_INLINE size_t json_put_key(json_out *j, char *d, const char *key, size_t n)
+{
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    d[c] = '"';
+    json_copy_short(d + c + 1, key, n);
+    d[c + n + 1] = '"';
+    d[c + n + 2] = ':';
+    return c + n + 3;
+}
+
 /* A short string that needs no escaping, quoted, with its separator, in one reservation; as a
  * key, with its ':' (and the value that follows adds no comma).  Inline: etldump writes some
  * 30 literal keys per record, each then a few fixed moves. */
 JSON_INLINE void json_short_quoted(json_out *j, const char *s, size_t n, bool key)
 {
-    char *d = json_room(j, JSON_SHORT_STRING + 4);
-    size_t c = json_take_comma(j);
-    d[0] = ',';
-    d[c] = '"';
-    json_copy_short(d + c + 1, s, n);
-    d[c + n + 1] = '"';
-    d[c + n + 2] = ':';
-    j->len += c + n + (key ? 3 : 2);
+    size_t at = json_put_key(j, json_room(j, JSON_SHORT_STRING + 4), s, n);
+    j->len += key ? at : at - 1; /* a string: its ':' is not kept */
     if (key && j->depth > 0 && j->depth < 64)
         j->need_comma[j->depth] = false;
 }
@@ -281,22 +284,9 @@ JSON_INLINE unsigned json_hex_len(uint64_t v)
 #endif
 }
 
-/* v's len = json_hex_len(v) hex digits at d[0..len), from pairs (lower or upper case): with
- * SSE2 all 16 digits at once (each nibble to a digit or a letter by one compare, the number's
- * bytes most significant first), then the last len of them. */
+/* v's len = json_hex_len(v) hex digits at d[0..len), from pairs (lower or upper case). */
 JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pairs)
 {
-#if defined(__SSE2__) && defined(__GNUC__) && defined(__x86_64__)
-    const __m128i low4 = _mm_set1_epi8(0x0f), nine = _mm_set1_epi8(9), zero = _mm_set1_epi8('0');
-    const __m128i letters = _mm_set1_epi8((char)(pairs[21] - '0' - 10)); /* pairs[21]: 'a' or 'A' */
-    __m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
-    __m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), low4), lo = _mm_and_si128(x, low4);
-    hi = _mm_add_epi8(_mm_add_epi8(hi, zero), _mm_and_si128(_mm_cmpgt_epi8(hi, nine), letters));
-    lo = _mm_add_epi8(_mm_add_epi8(lo, zero), _mm_and_si128(_mm_cmpgt_epi8(lo, nine), letters));
-    char t[16];
-    _mm_storeu_si128((__m128i *)(void *)t, _mm_unpacklo_epi8(hi, lo));
-    json_copy_short(d, t + 16 - len, len);
-#else
     char *p = d + len;
     while (p - d >= 2) {
         p -= 2;
@@ -305,7 +295,6 @@ JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pai
     }
     if (p > d)
         p[-1] = pairs[2 * (v & 0xF) + 1];
-#endif
 }
 
 /* [,]digits in one reservation. */
@@ -362,17 +351,6 @@ JSON_INLINE bool json_literal_key(const char *key, size_t n)
     return JSON_IS_CONSTANT(n) && n <= JSON_SHORT_STRING && !json_needs_escape(key, n);
 }
 
-/* [,]"key": at d, the level's comma taken; returns the bytes written. */
-JSON_INLINE size_t json_put_key(json_out *j, char *d, const char *key, size_t n)
-{
-    size_t c = json_take_comma(j);
-    d[0] = ',';
-    d[c] = '"';
-    json_copy_short(d + c + 1, key, n);
-    d[c + n + 1] = '"';
-    d[c + n + 2] = ':';
-    return c + n + 3;
-}
 
 JSON_INLINE void json_key_u64(json_out *j, const char *key, uint64_t v)
 {
