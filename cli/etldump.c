@@ -42,7 +42,9 @@
 #include "etl_format.h"
 #include "fields.h"
 #include "json.h"
+#include "message.h"
 #include "options.h"
+#include "parallel.h"
 #include "pcapng_out.h"
 #include "prescan.h"
 #include "procs.h"
@@ -163,9 +165,10 @@ done:
 #define JSON_SAFE_INT (1ULL << 53) /* integers beyond this lose precision in a double */
 
 /* Scratch for converted text (value_text) and rendered text (value_out): big enough for any
- * value of a record (< 64 KiB). */
-static char value_text[ETL_VALUE_TEXT_CAP(65536)];
-static char value_out[ETL_VALUE_TEXT_CAP(65536)];
+ * value of a record (< 64 KiB).  Every formatting scratch is the thread's own (--threads:
+ * parallel.h). */
+static _Thread_local char value_text[ETL_VALUE_TEXT_CAP(65536)];
+static _Thread_local char value_out[ETL_VALUE_TEXT_CAP(65536)];
 
 static void write_value(json_out *j, const etl_item *it)
 {
@@ -277,9 +280,9 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
     int depth = 0;
     etl_item it, hole = {0};
     bool have_hole = false;
-    static char key[DOS_PATHS_MAX][ETL_ITEM_KEY_MAX];
-    static char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
-    static char text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
+    static _Thread_local char key[DOS_PATHS_MAX][ETL_ITEM_KEY_MAX];
+    static _Thread_local char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
+    static _Thread_local char text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
     unsigned n_dos = 0;
     in[0] = IN_OBJECT;
     json_key(j, "fields");
@@ -407,7 +410,8 @@ typedef struct decode_ctx {
     bool missing_overflow;
 } decode_ctx;
 
-static char message_text[65536];
+static _Thread_local char message_text[65536];
+static _Thread_local etl_message_scratch message_scratch;
 
 /* Where etldump's manifest path is set: added to the decoder's one "no schema" wording
  * (resolve.h: the error of ETL_RESOLVE_SCHEMA_MISSING) in the JSON hint and on stderr. */
@@ -467,7 +471,7 @@ JSON_INLINE void key_schema_name(json_out *j, const etl_schema *s, uint32_t whic
         json_pair_memoize(j, s->index, which, name, key, name);
 }
 
-static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r, const etl_resolved *res)
+static void write_schema_missing(json_out *j, const etl_record *r, const etl_resolved *res)
 {
     char g[ETL_GUID_STR_SIZE];
     etl_format_guid(&r->provider, g);
@@ -482,54 +486,55 @@ static void write_schema_missing(json_out *j, decode_ctx *d, const etl_record *r
     snprintf(hint, sizeof hint, "%s%s", res->error.message, wpp ? MISSING_TMF_WHERE : MISSING_WHERE);
     json_string(j, hint);
     json_end_object(j);
-    report_missing(d, r, res->error.message, wpp);
 }
 
 /* provider_name, event_name and the rest of what the decoder resolved for a record (see the
  * top comment), then its fields. */
-static void write_resolved(json_out *j, decode_ctx *d, const etl_record *r)
+static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
 {
-    etl_resolved res;
+    const etl_record *r = s->r;
+    const etl_resolved *res = &s->res;
+    etl_resolve_status st = s->status;
     etl_fields f;
-    etl_resolve_status st = etl_decoder_resolve(d->dec, r, 0, &res, &f);
-    if (res.kind == ETL_RESOLVE_NONE)
+    if (res->kind == ETL_RESOLVE_NONE)
         return;
-    if (res.provider_name) {
-        key_schema_name(j, res.schema, NAME_PROVIDER, "provider_name", res.provider_name);
-        if (res.provider_name_from == ETL_NAME_KNOWN) /* not from the trace or a schema: the library's table */
+    etl_decoder_fields(r, res, &f);
+    if (res->provider_name) {
+        key_schema_name(j, res->schema, NAME_PROVIDER, "provider_name", res->provider_name);
+        if (res->provider_name_from == ETL_NAME_KNOWN) /* not from the trace or a schema: the library's table */
             json_key_string(j, "provider_name_source", "well-known");
     }
     switch (st) {
     case ETL_RESOLVE_NOT_APPLICABLE:
         return;
     case ETL_RESOLVE_SCHEMA_MISSING:
-        key_schema_name(j, res.schema, NAME_EVENT, "event_name", res.event_name); /* WPP: named without a TMF */
-        write_schema_missing(j, d, r, &res);
+        key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* WPP: named without a TMF */
+        write_schema_missing(j, r, res);
         return;
     case ETL_RESOLVE_SCHEMA_ERROR:
-        json_key_string(j, "fields_error", res.error.message);
+        json_key_string(j, "fields_error", res->error.message);
         return;
     default:
         break;
     }
-    key_schema_name(j, res.schema, NAME_EVENT, "event_name", res.event_name); /* never NULL here */
-    if (res.kind == ETL_RESOLVE_TRACELOGGING) {
-        write_tags(j, res.schema);
+    key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* never NULL here */
+    if (res->kind == ETL_RESOLVE_TRACELOGGING) {
+        write_tags(j, res->schema);
         write_fields(j, &f, d->volumes, r);
         return;
     }
-    key_schema_name(j, res.schema, NAME_TASK, "task_name", res.task_name);
-    key_schema_name(j, res.schema, NAME_OPCODE, "opcode_name", res.opcode_name);
-    key_schema_name(j, res.schema, NAME_LEVEL, "level_name", res.level_name);
-    key_schema_name(j, res.schema, NAME_CHANNEL, "channel_name", res.channel_name);
-    key_schema_name(j, res.schema, NAME_KEYWORDS, "keywords_name", res.keywords_name);
-    if (res.has_message) {
-        size_t n = etl_decoder_message(d->dec, r, &res, message_text, sizeof message_text);
+    key_schema_name(j, res->schema, NAME_TASK, "task_name", res->task_name);
+    key_schema_name(j, res->schema, NAME_OPCODE, "opcode_name", res->opcode_name);
+    key_schema_name(j, res->schema, NAME_LEVEL, "level_name", res->level_name);
+    key_schema_name(j, res->schema, NAME_CHANNEL, "channel_name", res->channel_name);
+    key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
+    if (res->has_message) {
+        size_t n = etl_decoder_message_in(d->dec, r, res, &message_scratch, message_text, sizeof message_text);
         json_key(j, "message");
         json_string_n(j, message_text, n);
     }
-    if (res.older_version) {
-        json_key_u64(j, "schema_version", res.schema_version);
+    if (res->older_version) {
+        json_key_u64(j, "schema_version", res->schema_version);
     }
     write_fields(j, &f, d->volumes, r);
     if (st == ETL_RESOLVE_UNKNOWN_EVENT) {
@@ -548,7 +553,7 @@ static void write_identity(json_out *j, const etl_record *r)
         json_key_u64(j, "raw_header_type", r->raw_header_type);
     }
     json_key(j, "timestamp");
-    static etl_time_cache tc; /* records come in time order: most share the last one's second */
+    static _Thread_local etl_time_cache tc; /* records come in time order: most share the last one's second */
     if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, ts, &tc))
         json_string(j, ts);
     else
@@ -582,18 +587,18 @@ JSON_INLINE void write_id(json_out *j, const char *key, uint32_t id)
 }
 
 /* pid and tid, and the process the context names (procs.h). */
-static void write_process(json_out *j, const etl_record *r, decode_ctx *d)
+static void write_process(json_out *j, const par_slot *s)
 {
+    const etl_record *r = s->r;
     write_id(j, "pid", r->pid);
     write_id(j, "tid", r->tid);
-    etl_proc_info pi;
-    if (!d->procs || !etl_procs_lookup(d->procs, r, &pi))
+    if (!s->has_proc)
         return;
-    if (pi.pid != r->pid) {
-        json_key_u64(j, "process_id", pi.pid);
+    if (s->proc.pid != r->pid) {
+        json_key_u64(j, "process_id", s->proc.pid);
     }
-    if (pi.name) {
-        json_key_string(j, "process_name", pi.name);
+    if (s->proc.name) {
+        json_key_string(j, "process_name", s->proc.name);
     }
 }
 
@@ -662,12 +667,27 @@ static void write_family_fields(json_out *j, const etl_record *r)
     }
 }
 
-/* One record as one JSON line, block by block in the documented key order. */
-static void write_record(json_out *j, const etl_record *r, bool payload, decode_ctx *d)
+/* What a record's line needs from the records before it, in record order on the main thread
+ * (parallel.h): its process, its stack link, its schema and names (the session learns from
+ * every record), and the stderr message of a missing schema. */
+static void prepare_record(decode_ctx *d, par_slot *s)
 {
+    const etl_record *r = s->r;
+    s->has_proc = d->procs && etl_procs_lookup(d->procs, r, &s->proc);
+    s->has_stack = etl_stack_links_observe(d->links, d->procs, r, r->position, &s->stack_of);
+    s->status = etl_decoder_resolve(d->dec, r, 0, &s->res, NULL);
+    if (s->status == ETL_RESOLVE_SCHEMA_MISSING)
+        report_missing(d, r, s->res.error.message, s->res.kind == ETL_RESOLVE_WPP);
+}
+
+/* One record as one JSON line, block by block in the documented key order: only reads the
+ * session (any thread). */
+static void write_record(json_out *j, const par_slot *s, bool payload, const decode_ctx *d)
+{
+    const etl_record *r = s->r;
     json_begin_object(j);
     write_identity(j, r);
-    write_process(j, r, d);
+    write_process(j, s);
     write_context(j, r);
     write_family_fields(j, r);
     json_key(j, "ext");
@@ -678,11 +698,10 @@ static void write_record(json_out *j, const etl_record *r, bool payload, decode_
     etl_error problem;
     if (etl_record_problem(r, &problem, NULL))
         json_key_string(j, "problem", problem.message);
-    uint64_t at;
-    if (etl_stack_links_observe(d->links, d->procs, r, r->position, &at)) {
-        json_key_u64(j, "stack_of", at);
+    if (s->has_stack) {
+        json_key_u64(j, "stack_of", s->stack_of);
     }
-    write_resolved(j, d, r);
+    write_resolved(j, d, s);
     if (payload) {
         json_key(j, "payload_hex");
         json_hex_bytes(j, r->bytes + r->payload_offset, r->payload_size);
@@ -1010,6 +1029,18 @@ static void report_problems(etl_reader *r, const char *path, damage *dm)
     }
 }
 
+/* The decoding mode's formatting on a worker thread (parallel.h). */
+typedef struct format_ctx {
+    const decode_ctx *d;
+    bool payload;
+} format_ctx;
+
+static void format_slot(void *ctx, json_out *j, const par_slot *s)
+{
+    const format_ctx *f = ctx;
+    write_record(j, s, f->payload, f->d);
+}
+
 /* The reading modes: JSON Lines, --summary, --verify-positions (one pass, each record to the
  * modes asked for); the exit status. */
 static int read_trace(const etldump_options *o)
@@ -1040,6 +1071,18 @@ static int read_trace(const etldump_options *o)
         return 2;
     }
 
+    /* --threads N > 1: records decode and format on N workers, in batches (parallel.h); the
+     * main thread reads, prepares each record (prepare_record) and writes the batches in order. */
+    format_ctx fctx = {&dctx, o->payload};
+    par *pool = NULL;
+    if (decode && o->threads > 1 && !(pool = par_new(o->threads, stdout, format_slot, &fctx))) {
+        fprintf(stderr, "etldump: out of memory\n");
+        decode_free(&dctx);
+        etl_reader_close(r);
+        return 2;
+    }
+    bool lost = false; /* a record not decoded (out of memory) */
+
     summary sm = {0};
     damage dm = {0};
     uint64_t verify_failures = 0;
@@ -1060,8 +1103,25 @@ static int read_trace(const etldump_options *o)
             verify_failures++;
         if (o->summary)
             summary_add(&sm, &rec);
-        else if (decode)
-            write_record(&j, &rec, o->payload, &dctx);
+        else if (decode && pool) {
+            par_slot *slot = par_add(pool, &rec);
+            if (slot)
+                prepare_record(&dctx, slot);
+            else if (!lost) {
+                fprintf(stderr, "etldump: out of memory: records from position %llu on are not decoded\n",
+                        (unsigned long long)rec.position);
+                lost = true;
+            }
+        } else if (decode) {
+            static par_slot one; /* the reader's record itself: no copy */
+            one.r = &rec;
+            prepare_record(&dctx, &one);
+            write_record(&j, &one, o->payload, &dctx);
+        }
+    }
+    if (pool && !par_finish(pool)) {
+        fprintf(stderr, "etldump: out of memory: some records were not written\n");
+        lost = true;
     }
     rc = 0;
     if (st != ETL_END) {
@@ -1071,6 +1131,8 @@ static int read_trace(const etldump_options *o)
     const etl_stats *s = etl_reader_stats(r);
     if (s->problems || s->records_damaged || verify_failures)
         rc = 1;
+    if (lost)
+        rc = 2;
     if (o->summary)
         write_summary(&j, path, r, &sm, dm.reasons, dm.n);
     if (o->verify)

@@ -23,7 +23,10 @@
 #define ETLS_WIRETAP_MODULE
 #include "compat.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "etl.h"
 #include "etl_format.h"
@@ -58,6 +61,7 @@ static int etls_encap = -1;
 /* The etl_io context: one per wiretap file handle. */
 typedef struct etls_io_ctx {
     FILE_T fh;
+    int fd;         /* >= 0: read with pread on this descriptor instead of fh (etls_open_own_fd) */
     int err;        /* wiretap error of the last failed read */
     char *err_info; /* its detail, owned here */
 } etls_io_ctx;
@@ -94,6 +98,28 @@ etls_read_at(void *vctx, uint64_t offset, void *buf, size_t len, size_t *got)
     int err = 0;
 
     *got = 0;
+    if (ctx->fd >= 0) {
+        while (done < len) {
+            ssize_t n;
+
+            if (offset > (uint64_t)INT64_MAX - done) {
+                ctx->err = WTAP_ERR_CANT_SEEK;
+                return -1;
+            }
+            n = pread(ctx->fd, (uint8_t *)buf + done, len - done, (off_t)(offset + done));
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                ctx->err = errno;
+                return -1;
+            }
+            if (n == 0)
+                break;
+            done += (size_t)n;
+        }
+        *got = done;
+        return 0;
+    }
     if (ctx->fh == NULL) {
         ctx->err = WTAP_ERR_INTERNAL;
         return -1;
@@ -442,8 +468,12 @@ etls_sequential_close(wtap *wth)
     etls_file *f = (etls_file *)wth->priv;
 
     /* wiretap closes wth->fh after this; the decoder must not read through it again. */
-    if (f != NULL)
+    if (f != NULL) {
         f->seq.fh = NULL;
+        if (f->seq.fd >= 0)
+            close(f->seq.fd);
+        f->seq.fd = -1;
+    }
 }
 
 /* Free what a file's state owns (not the state itself). */
@@ -462,6 +492,9 @@ etls_file_release(etls_file *f)
     if (f->frame != NULL)
         g_byte_array_free(f->frame, TRUE);
     f->frame = NULL;
+    if (f->seq.fd >= 0)
+        close(f->seq.fd);
+    f->seq.fd = -1;
     g_free(f->seq.err_info);
     g_free(f->rnd.err_info);
     f->seq.err_info = f->rnd.err_info = NULL;
@@ -529,6 +562,36 @@ etls_has_etl_extension(const char *path)
     return n >= 4 && g_ascii_strcasecmp(path + n - 4, ".etl") == 0;
 }
 
+/* A descriptor of our own on the file, for a sequential read without random access.
+ *
+ * Why: wiretap gives wth->fh fast-seek data only when the file is opened for random access
+ * (wth->random_fh: Wireshark, tshark -2).  Without it (a one-pass tshark, capinfos) every
+ * backward file_seek on an uncompressed file rewinds to the start and reads forward to the
+ * offset, and the timestamp merge over per-CPU buffers seeks backwards all the time: a 65 MB
+ * trace was read 30 times over, a 4.29 GB one without end in sight.  pread on a descriptor of
+ * our own costs nothing per seek.  Used only when it is the same file: same size and same first
+ * bytes as wiretap's handle; -1 (read through wth->fh as before) otherwise. */
+static int
+etls_open_own_fd(const char *path, int64_t size, const uint8_t *probe, size_t probe_len)
+{
+    uint8_t head[ETLS_MAGIC_PROBE_SIZE];
+    off_t end;
+    int fd;
+
+    if (path == NULL || probe_len > sizeof head)
+        return -1;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    end = lseek(fd, 0, SEEK_END);
+    if (end != (off_t)size || pread(fd, head, probe_len, 0) != (ssize_t)probe_len ||
+        memcmp(head, probe, probe_len) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 static wtap_open_return_val
 etls_open(wtap *wth, int *err, char **err_info)
 {
@@ -563,6 +626,7 @@ etls_open(wtap *wth, int *err, char **err_info)
     /* From here on the file is an .etl; failures are errors with a reason. */
     f = g_new0(etls_file, 1);
     f->seq.fh = wth->fh;
+    f->seq.fd = f->rnd.fd = -1;
     memset(&e, 0, sizeof e);
     if (wth->ispipe || file_iscompressed(wth->fh)) {
         /* No random access (standard input) or no known size (gzip/zstd/lz4 read through
@@ -581,6 +645,8 @@ etls_open(wtap *wth, int *err, char **err_info)
             return WTAP_OPEN_ERROR;
         }
         f->file_size = (uint64_t)size;
+        if (wth->random_fh == NULL)
+            f->seq.fd = etls_open_own_fd(wth->pathname, size, probe, sizeof probe);
         st = etl_reader_open_io(&etls_io_ops, &f->seq, (uint64_t)size, NULL, &f->reader, &e);
     }
     if (st != ETL_OK) {

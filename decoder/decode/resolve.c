@@ -328,15 +328,29 @@ etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, un
         break;
     }
     out->status = st;
-    if (fields && out->schema)
-        etl_fields_start_opts(fields, out->schema, rec->bytes + rec->payload_offset, rec->payload_size,
-                              rec->pointer_size, ETL_FIELDS_CHAR_STRINGS);
+    if (fields)
+        etl_decoder_fields(rec, out, fields);
     return st;
+}
+
+bool etl_decoder_fields(const etl_record *rec, const etl_resolved *res, etl_fields *f)
+{
+    if (!rec || !res || !res->schema || !f)
+        return false;
+    etl_fields_start_opts(f, res->schema, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size,
+                          ETL_FIELDS_CHAR_STRINGS);
+    return true;
 }
 
 size_t etl_decoder_message(etl_decoder *d, const etl_record *rec, const etl_resolved *res, char *out, size_t cap)
 {
-    if (!d || !res || !res->schema || !res->has_message) {
+    return etl_decoder_message_in(d, rec, res, d ? &d->msg : NULL, out, cap);
+}
+
+size_t etl_decoder_message_in(const etl_decoder *d, const etl_record *rec, const etl_resolved *res,
+                              etl_message_scratch *scratch, char *out, size_t cap)
+{
+    if (!d || !scratch || !res || !res->schema || !res->has_message) {
         if (cap)
             out[0] = '\0';
         return 0;
@@ -346,5 +360,5 @@ size_t etl_decoder_message(etl_decoder *d, const etl_record *rec, const etl_reso
         return etl_wpp_format(m, res->schema, rec, out, cap);
     }
     return etl_message_render(res->schema, rec->bytes + rec->payload_offset, rec->payload_size, rec->pointer_size,
-                              &d->msg, out, cap);
+                              scratch, out, cap);
 }

@@ -163,6 +163,19 @@ void etl_decoder_foreach_wpp_message(etl_decoder *d, uint8_t pointer_size, etl_d
  * scratch: allocates nothing. */
 size_t etl_decoder_message(etl_decoder *d, const etl_record *rec, const etl_resolved *res, char *out, size_t cap);
 
+/* Several threads over one session (etldump --threads, docs/parallel.md): one thread calls
+ * etl_decoder_resolve for every record in order (it learns names and compiles schemas), and
+ * other threads, given a record and what was resolved for it, only read: they start the field
+ * enumerator with etl_decoder_fields and render the message with etl_decoder_message_in into
+ * a scratch of their own (message.h's etl_message_scratch).  Resolved schemas stay valid and
+ * unchanged while the session lives. */
+typedef struct etl_message_scratch etl_message_scratch;
+size_t etl_decoder_message_in(const etl_decoder *d, const etl_record *rec, const etl_resolved *res,
+                              etl_message_scratch *scratch, char *out, size_t cap);
+/* The enumerator over the record's payload with the schema resolved for it, as
+ * etl_decoder_resolve starts it; false (f untouched) when there is no schema. */
+bool etl_decoder_fields(const etl_record *rec, const etl_resolved *res, etl_fields *f);
+
 #ifdef __cplusplus
 }
 #endif

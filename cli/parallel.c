@@ -1,0 +1,327 @@
+/* parallel.c - etldump's ordered batch pipeline (parallel.h, docs/parallel.md).
+ *
+ * A ring of 2 x workers batches, each filled by the main thread, formatted by one worker and
+ * written by the main thread, in sequence order: `filled` batches were handed over, `taken` of
+ * them by a worker, `written` of them are out.  A batch is free again once written. */
+#define _GNU_SOURCE /* fopencookie */
+#include "parallel.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Records per batch: enough that handing a batch over costs nothing next to formatting it
+ * (some 2 ms of work), few enough that a batch's slots and bytes stay a few MiB. */
+#define PAR_BATCH_RECORDS 2048u
+/* Bytes of records per batch (a larger record gets a batch of its own). */
+#define PAR_BATCH_BYTES (1u << 20)
+
+typedef struct batch {
+    par_slot *slots;
+    unsigned n;
+    uint8_t *arena;
+    size_t used, cap;
+    char *out; /* the formatted text, out_len of out_cap bytes */
+    size_t out_len, out_cap;
+    bool failed;
+    bool done; /* formatted: the main thread may write it */
+} batch;
+
+typedef struct worker_arg {
+    struct par *p;
+    unsigned index;
+} worker_arg;
+
+#define PAR_MAX_WORKERS 64u
+
+struct par {
+    FILE *out;
+    par_format_fn format;
+    void *ctx;
+    unsigned workers, nbatches;
+    pthread_t *threads;
+    worker_arg args[PAR_MAX_WORKERS];
+    unsigned started;
+    json_out **jo; /* one writer per worker */
+    batch *ring;
+    uint64_t filled, taken, written;
+    bool stop, failed;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+};
+
+/* The worker's json_out writes into its batch's text through a FILE of its own (the writer
+ * flushes 128-256 KiB at a time): the text grows by doubling, nothing zero-filled. */
+static ssize_t text_write(void *cookie, const char *data, size_t n)
+{
+    batch *b = cookie;
+    if (n > b->out_cap - b->out_len) {
+        size_t cap = b->out_cap ? b->out_cap : (size_t)1 << 20;
+        while (cap - b->out_len < n) {
+            if (cap > SIZE_MAX / 2)
+                return -1;
+            cap *= 2;
+        }
+        char *t = realloc(b->out, cap);
+        if (!t)
+            return -1;
+        b->out = t;
+        b->out_cap = cap;
+    }
+    memcpy(b->out + b->out_len, data, n);
+    b->out_len += n;
+    return (ssize_t)n;
+}
+
+static void format_batch(par *p, json_out *j, batch *b)
+{
+    b->out_len = 0;
+    FILE *ms = fopencookie(b, "w", (cookie_io_functions_t){.write = text_write});
+    if (!ms || setvbuf(ms, NULL, _IONBF, 0) != 0) {
+        if (ms)
+            fclose(ms);
+        b->failed = true;
+        return;
+    }
+    j->f = ms;
+    j->len = 0;
+    j->depth = 0;
+    for (unsigned i = 0; i < b->n; i++)
+        p->format(p->ctx, j, &b->slots[i]);
+    json_flush(j);
+    if (ferror(ms))
+        b->failed = true;
+    if (fclose(ms) != 0)
+        b->failed = true;
+}
+
+static void *worker(void *arg)
+{
+    const worker_arg *w = arg;
+    par *p = w->p;
+    json_out *j = p->jo[w->index];
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && p->taken == p->filled)
+            pthread_cond_wait(&p->work, &p->mu);
+        if (p->taken == p->filled) /* stopping, nothing left */
+            break;
+        batch *b = &p->ring[p->taken++ % p->nbatches];
+        pthread_mutex_unlock(&p->mu);
+        format_batch(p, j, b);
+        pthread_mutex_lock(&p->mu);
+        b->done = true;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Write the oldest batch in flight, waiting for it when `wait`; false when there is none
+ * (or, not waiting, when it is not formatted yet). */
+static bool write_oldest(par *p, bool wait)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->written == p->filled) {
+        pthread_mutex_unlock(&p->mu);
+        return false;
+    }
+    batch *b = &p->ring[p->written % p->nbatches];
+    while (wait && !b->done)
+        pthread_cond_wait(&p->done, &p->mu);
+    bool ready = b->done;
+    pthread_mutex_unlock(&p->mu);
+    if (!ready)
+        return false;
+    if (b->failed)
+        p->failed = true;
+    if (b->out_len)
+        fwrite(b->out, 1, b->out_len, p->out);
+    b->out_len = 0; /* the text's memory is kept for the batch's next round */
+    b->n = 0;
+    b->used = 0;
+    b->done = false;
+    b->failed = false;
+    pthread_mutex_lock(&p->mu);
+    p->written++;
+    pthread_mutex_unlock(&p->mu);
+    return true;
+}
+
+/* Hand the batch being filled to the workers. */
+static void hand_over(par *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->filled++;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    while (write_oldest(p, false)) /* what is ready goes out now: less in memory */
+        ;
+}
+
+/* The batch to fill: a free one, after writing the oldest when all are in flight.  Only the
+ * main thread changes `filled` and `written`, so reading them here needs no lock. */
+static batch *filling(par *p)
+{
+    while (p->filled - p->written >= p->nbatches)
+        write_oldest(p, true);
+    return &p->ring[p->filled % p->nbatches];
+}
+
+static void stop_workers(par *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->started; i++)
+        pthread_join(p->threads[i], NULL);
+}
+
+static void par_free(par *p)
+{
+    if (!p)
+        return;
+    for (unsigned i = 0; p->ring && i < p->nbatches; i++) {
+        free(p->ring[i].slots);
+        free(p->ring[i].arena);
+        free(p->ring[i].out);
+    }
+    for (unsigned i = 0; p->jo && i < p->workers; i++)
+        free(p->jo[i]);
+    free(p->jo);
+    free(p->ring);
+    free(p->threads);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
+{
+    if (workers < 1 || workers > PAR_MAX_WORKERS)
+        return NULL;
+    par *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->out = out;
+    p->format = format;
+    p->ctx = ctx;
+    p->workers = workers;
+    p->nbatches = 2 * workers;
+    p->threads = calloc(workers, sizeof *p->threads);
+    p->jo = calloc(workers, sizeof *p->jo);
+    p->ring = calloc(p->nbatches, sizeof *p->ring);
+    bool ok = p->threads && p->jo && p->ring;
+    for (unsigned i = 0; ok && i < workers; i++)
+        ok = (p->jo[i] = calloc(1, sizeof *p->jo[i])) != NULL;
+    for (unsigned i = 0; ok && i < p->nbatches; i++) {
+        batch *b = &p->ring[i];
+        b->slots = malloc(PAR_BATCH_RECORDS * sizeof *b->slots);
+        b->arena = malloc(PAR_BATCH_BYTES);
+        b->cap = PAR_BATCH_BYTES;
+        ok = b->slots && b->arena;
+    }
+    for (unsigned i = 0; ok && i < workers; i++) {
+        p->args[i] = (worker_arg){p, i};
+        if (pthread_create(&p->threads[i], NULL, worker, &p->args[i]) != 0)
+            break;
+        p->started++;
+    }
+    if (!ok || !p->started) {
+        stop_workers(p);
+        par_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Are q's n bytes within the record's bytes?  Extended items and PMC counters are, from the
+ * framer; data elsewhere is copied all the same. */
+static bool inside(const etl_record *r, const uint8_t *q, size_t n)
+{
+    uintptr_t a = (uintptr_t)q, lo = (uintptr_t)r->bytes;
+    return a >= lo && a - lo <= r->size && n <= r->size - (a - lo);
+}
+
+static size_t round8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+static size_t arena_need(const etl_record *r)
+{
+    size_t need = round8(r->size);
+    if (r->pmc && !inside(r, r->pmc, (size_t)r->pmc_count * 8))
+        need += round8((size_t)r->pmc_count * 8);
+    for (unsigned i = 0; i < r->ext_count && i < ETL_MAX_EXT_ITEMS; i++)
+        if (r->ext[i].data && !inside(r, r->ext[i].data, r->ext[i].data_size))
+            need += round8(r->ext[i].data_size);
+    return need;
+}
+
+/* q (n bytes) in the arena: moved with the record's bytes when inside them, else copied. */
+static const uint8_t *place(batch *b, const etl_record *from, const uint8_t *base, const uint8_t *q, size_t n)
+{
+    if (!q)
+        return q;
+    if (inside(from, q, n))
+        return base + (q - from->bytes);
+    uint8_t *d = b->arena + b->used;
+    memcpy(d, q, n);
+    b->used += round8(n);
+    return d;
+}
+
+par_slot *par_add(par *p, const etl_record *rec)
+{
+    size_t need = arena_need(rec);
+    batch *b = filling(p);
+    if (b->n == PAR_BATCH_RECORDS || need > b->cap - b->used) {
+        if (b->n) {
+            hand_over(p);
+            b = filling(p);
+        }
+        if (need > b->cap) { /* an empty batch: nothing points into its arena yet */
+            uint8_t *a = realloc(b->arena, need);
+            if (!a)
+                return NULL;
+            b->arena = a;
+            b->cap = need;
+        }
+    }
+    par_slot *s = &b->slots[b->n++];
+    etl_record *c = &s->copy;
+    unsigned ext = rec->ext_count < ETL_MAX_EXT_ITEMS ? rec->ext_count : ETL_MAX_EXT_ITEMS;
+    /* the header and the extended items in use: the unused ones are most of the struct */
+    memcpy(c, rec, offsetof(etl_record, ext) + ext * sizeof rec->ext[0]);
+    uint8_t *base = b->arena + b->used;
+    if (rec->size)
+        memcpy(base, rec->bytes, rec->size);
+    b->used += round8(rec->size);
+    c->bytes = base;
+    c->pmc = place(b, rec, base, rec->pmc, (size_t)rec->pmc_count * 8);
+    for (unsigned i = 0; i < ext; i++)
+        c->ext[i].data = place(b, rec, base, rec->ext[i].data, rec->ext[i].data_size);
+    s->r = c;
+    return s;
+}
+
+bool par_finish(par *p)
+{
+    if (!p)
+        return true;
+    if (p->ring[p->filled % p->nbatches].n)
+        hand_over(p);
+    while (write_oldest(p, true))
+        ;
+    stop_workers(p);
+    bool ok = !p->failed;
+    par_free(p);
+    return ok;
+}
