@@ -393,12 +393,17 @@ static void write_tags(json_out *j, const etl_schema *s)
 }
 
 /* What decoding a record needs besides the record. */
+/* What the pre-scan's inflated buffers may hold for the decoding pass: all of a compressed
+ * trace like net452 (23 MB inflated), and a bounded share of a bigger one. */
+#define ETLDUMP_INFLATE_CACHE_BYTES (32u * 1024u * 1024u)
+
 typedef struct decode_ctx {
     etl_decoder *dec;            /* resolves every record; NULL when not decoding */
     etl_registry *schemas;       /* the decoder's registry */
     etl_procs *procs;            /* process/thread lifetimes from the pre-scan; NULL when none */
     etl_stack_links *links;      /* recent events, for StackWalk "stack_of" */
     etl_volumes *volumes;        /* the trace's NT -> DOS volume mappings, from the pre-scan */
+    etl_inflate_cache *inflate;  /* buffers the pre-scan inflated, for the decoding pass; or NULL */
     /* keys already reported on stderr as having no schema (bounded) */
     struct missing_key {
         etl_guid provider;
@@ -808,7 +813,7 @@ static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, etl
 {
     const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs),
                                  etl_volumes_observer(d->volumes) };
-    return etl_prescan_file_threads(path, threads, obs, sizeof obs / sizeof obs[0], err);
+    return etl_prescan_file_cached(path, threads, d->inflate, obs, sizeof obs / sizeof obs[0], err);
 }
 
 /* The registry's messages (manifests that do not parse, disagreeing definitions, refused
@@ -907,7 +912,11 @@ static void count_memo(counts *c, uint32_t *at, const char *key)
 
 static void summary_add(summary *sm, const etl_record *rec)
 {
-    count_memo(&sm->kinds, &sm->kind_at[rec->header_type], etl_header_type_name(rec->header_type));
+    uint32_t *kind = &sm->kind_at[rec->header_type];
+    if (*kind) /* the memo's hit without naming the kind first */
+        sm->kinds.v[*kind - 1].n++;
+    else
+        count_memo(&sm->kinds, kind, etl_header_type_name(rec->header_type));
     for (unsigned i = 0; i < rec->ext_count; i++) {
         unsigned t = rec->ext[i].type;
         const char *n = etl_ext_type_name(t);
@@ -1049,8 +1058,16 @@ static int read_trace(const etldump_options *o)
     int rc;
     etl_reader *r;
     etl_error err;
-    if (etl_reader_open_file(path, &o->reader, &r, &err) != ETL_OK) {
+    static decode_ctx dctx;
+    const bool decode = !o->summary && !o->verify;
+    /* Decoding reads a compressed trace twice (the pre-scan, then this reader): the buffers the
+     * first pass inflates are kept, up to a bound, for the second (etl_inflate_cache). */
+    etl_options ropt = o->reader;
+    if (decode)
+        ropt.inflate_cache = dctx.inflate = etl_inflate_cache_new(ETLDUMP_INFLATE_CACHE_BYTES);
+    if (etl_reader_open_file(path, &ropt, &r, &err) != ETL_OK) {
         fprintf(stderr, "etldump: %s: %s\n", path, err.message);
+        etl_inflate_cache_free(dctx.inflate);
         return 2;
     }
     /* The JSON writer buffers by itself and hands stdout 128-256 KiB at a time: a stdio buffer
@@ -1063,11 +1080,10 @@ static int read_trace(const etldump_options *o)
     static json_out j; /* 256 KiB of buffer: not on the stack */
     j.f = stdout;
 
-    static decode_ctx dctx;
-    const bool decode = !o->summary && !o->verify;
     if (decode && !decode_setup(&dctx, o)) {
         fprintf(stderr, "etldump: out of memory\n");
         etl_reader_close(r);
+        etl_inflate_cache_free(dctx.inflate);
         return 2;
     }
 
@@ -1079,6 +1095,7 @@ static int read_trace(const etldump_options *o)
         fprintf(stderr, "etldump: out of memory\n");
         decode_free(&dctx);
         etl_reader_close(r);
+        etl_inflate_cache_free(dctx.inflate);
         return 2;
     }
     bool lost = false; /* a record not decoded (out of memory) */
@@ -1145,6 +1162,7 @@ static int read_trace(const etldump_options *o)
     if (decode)
         decode_free(&dctx);
     etl_reader_close(r);
+    etl_inflate_cache_free(dctx.inflate); /* after the reader: its loaders use it */
     return rc;
 }
 

@@ -30,9 +30,16 @@ etl_status etl_prescan_file(const char *path, const etl_observer *obs, size_t n,
 etl_status etl_prescan_file_threads(const char *path, unsigned threads, const etl_observer *obs, size_t n,
                                     etl_error *err)
 {
+    return etl_prescan_file_cached(path, threads, NULL, obs, n, err);
+}
+
+etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_inflate_cache *cache, const etl_observer *obs,
+                                   size_t n, etl_error *err)
+{
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
     opt.threads = threads;
+    opt.inflate_cache = cache;
     etl_reader *r;
     etl_status st = etl_reader_open_file(path, &opt, &r, err);
     if (st != ETL_OK)

@@ -358,17 +358,30 @@ typedef enum etl_order {
     ETL_ORDER_FILE = 1  /* records as stored: buffer by buffer */
 } etl_order;
 
+/* Inflated buffers kept for a second pass over the same compressed file (etldump's pre-pass
+ * and decoding pass, say): a reader whose options name a cache puts every buffer it inflated
+ * cleanly (no damage report) into it while the cache holds fewer than `max_bytes` bytes, and
+ * takes - copies and drops - a buffer kept by another reader instead of inflating it again.
+ * Bytes once kept count against max_bytes until the cache is freed, so it never holds more.
+ * Records, order, positions and reports are the same with or without it.  Share one cache only
+ * between readers of the same file; it is thread-safe.  Random reads (etl_reader_read_at) do
+ * not use it.  NULL when out of memory. */
+typedef struct etl_inflate_cache etl_inflate_cache;
+etl_inflate_cache *etl_inflate_cache_new(uint64_t max_bytes);
+void etl_inflate_cache_free(etl_inflate_cache *c);
+
 typedef struct etl_options {
     etl_order order;
     uint32_t window_buffers; /* 0 = ETL_DEFAULT_WINDOW_BUFFERS */
     uint64_t window_bytes;   /* 0 = ETL_DEFAULT_WINDOW_BYTES */
     /* Loader threads that read, inflate and index buffers ahead of delivery (at most
-     * ETL_MAX_READER_THREADS; each holds about two buffers more); 0 = none, everything on the
+     * ETL_MAX_READER_THREADS; each holds about four buffers more); 0 = none, everything on the
      * caller's thread.  Records, their order, positions and damage reports are the same either
      * way.  With threads the input's read_at is called from them, concurrently with the
      * caller's own reads (etl_reader_read_at): it must be thread-safe, as the file and memory
      * inputs are. */
     uint32_t threads;
+    etl_inflate_cache *inflate_cache; /* NULL = none (see etl_inflate_cache_new) */
 } etl_options;
 
 #define ETL_MAX_READER_THREADS 16u

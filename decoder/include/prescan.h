@@ -51,6 +51,10 @@ etl_status etl_prescan_file(const char *path, const etl_observer *obs, size_t n,
 /* The same with that reader's loader threads (etl_options.threads; the order stays file order). */
 etl_status etl_prescan_file_threads(const char *path, unsigned threads, const etl_observer *obs, size_t n,
                                     etl_error *err);
+/* The same with an inflate cache (etl_options.inflate_cache): a decoding pass over the same
+ * file with that cache then takes the buffers this pass inflated instead of inflating them. */
+etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_inflate_cache *cache, const etl_observer *obs,
+                                   size_t n, etl_error *err);
 
 /* The registry as an observer: the schemas the trace carries (etl_registry_observe, refusals
  * reported through the registry's report function). */

@@ -11,6 +11,7 @@
 #include "buffer.h"
 #include "bytes.h"
 #include "error.h"
+#include "inflate_cache.h"
 #include "layout.h"
 #include "record.h"
 
@@ -146,7 +147,12 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         b->data_cap = cap_needed;
     }
     uint64_t avail_disk = io->size - off; /* caller guarantees off + ETL_BUFFER_HEADER_SIZE <= size */
-    if (hdr->flags & ETL_BF_COMPRESSED) {
+    uint32_t kept;
+    if ((hdr->flags & ETL_BF_COMPRESSED) && io->cache &&
+        etl_inflate_cache_take(io->cache, off, hdr, b->data, cap_needed, &kept)) {
+        /* inflated before by another reader of the file, cleanly: nothing to report */
+        b->data_len = kept;
+    } else if (hdr->flags & ETL_BF_COMPRESSED) {
         size_t clen = hdr->buffer_size - ETL_BUFFER_HEADER_SIZE;
         uint8_t *cbuf = malloc(clen ? clen : 1);
         if (!cbuf)
@@ -176,6 +182,8 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
                    "compressed buffer at 0x%llx inflates to %zu bytes, its header says %u",
                    (unsigned long long)off, out_len, hdr->valid_end - ETL_BUFFER_HEADER_SIZE);
         b->data_len = (uint32_t)(ETL_BUFFER_HEADER_SIZE + out_len);
+        if (io->cache && got == clen && ds == ETL_OK && out_len == hdr->valid_end - ETL_BUFFER_HEADER_SIZE)
+            etl_inflate_cache_put(io->cache, off, hdr, b->data, b->data_len); /* no report: kept */
     } else {
         uint32_t want = hdr->valid_end;
         st = etl_io_read(io, off, b->data, want, &got, err);
@@ -201,7 +209,7 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
     while (pos < b->data_len) {
         etl_record_peek pk;
         etl_error perr;
-        st = etl_peek_record(b->data + pos, b->data_len - pos, &pk, &perr);
+        st = etl_peek_record_quick(b->data + pos, b->data_len - pos, &pk, &perr);
         if (st == ETL_END)
             break;
         if (st != ETL_OK) {

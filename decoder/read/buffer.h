@@ -58,6 +58,7 @@ struct etl_io_ref {
     const etl_io *io;
     void *ctx;
     uint64_t size;
+    etl_inflate_cache *cache; /* etl_options.inflate_cache, for the sequential reads; or NULL */
 };
 
 /* Read up to `len` bytes at `off`, never past io->size; *got says how many came (short only at

@@ -37,6 +37,9 @@ struct etl_prefetch {
     etl_prefetch_job_fn job;
     void *job_ctx;
     uint32_t n, next_job;
+    uint32_t taken;          /* jobs the reader has taken: next_job - taken slots are in use */
+    unsigned loaders_waiting; /* loaders asleep on `freed` */
+    bool taker_waiting;       /* the reader asleep on `ready` */
     bool want_order, stop;
     unsigned depth, nthreads;
     slot *slots;
@@ -66,6 +69,15 @@ static void keep_report(void *ctx, etl_status code, uint64_t offset, uint64_t by
     va_end(ap);
 }
 
+/* A loader that finds every slot in use sleeps until the reader has taken half of them (not
+ * just one): the reader, which does most of the work per record, then takes several buffers
+ * without waking a loader for each - one wake-up (two context switches) per buffer made two
+ * threads slower than one (3,400 switches for the 1,000 buffers of a 65 MB trace). */
+static bool slots_low(const etl_prefetch *p)
+{
+    return p->next_job - p->taken <= p->depth / 2;
+}
+
 static void *loader(void *arg)
 {
     etl_prefetch *p = arg;
@@ -74,7 +86,10 @@ static void *loader(void *arg)
         uint32_t j = p->next_job;
         slot *s = &p->slots[j % p->depth];
         if (s->state != SLOT_FREE) { /* job j - depth not taken yet */
-            pthread_cond_wait(&p->freed, &p->mu);
+            p->loaders_waiting++;
+            while (!p->stop && !slots_low(p))
+                pthread_cond_wait(&p->freed, &p->mu);
+            p->loaders_waiting--;
             continue;
         }
         p->next_job++;
@@ -92,7 +107,8 @@ static void *loader(void *arg)
         pthread_mutex_lock(&p->mu);
         s->st = st;
         s->state = SLOT_READY;
-        pthread_cond_broadcast(&p->ready);
+        if (p->taker_waiting)
+            pthread_cond_broadcast(&p->ready);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -153,8 +169,11 @@ etl_status etl_prefetch_take(etl_prefetch *p, uint32_t i, etl_buffer *spare, etl
 {
     slot *s = &p->slots[i % p->depth];
     pthread_mutex_lock(&p->mu);
-    while (!(s->state == SLOT_READY && s->job == i))
+    while (!(s->state == SLOT_READY && s->job == i)) {
+        p->taker_waiting = true;
         pthread_cond_wait(&p->ready, &p->mu);
+    }
+    p->taker_waiting = false;
     pthread_mutex_unlock(&p->mu);
     /* the slot is the taker's until it is marked free again */
     for (uint32_t k = 0; k < s->nreports; k++)
@@ -170,7 +189,9 @@ etl_status etl_prefetch_take(etl_prefetch *p, uint32_t i, etl_buffer *spare, etl
     pthread_mutex_lock(&p->mu);
     s->b = spare;
     s->state = SLOT_FREE;
-    pthread_cond_broadcast(&p->freed);
+    p->taken++;
+    if (p->loaders_waiting && slots_low(p))
+        pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->mu);
     return st;
 }

@@ -615,11 +615,15 @@ static etl_status fill_window(etl_reader *r, etl_error *err)
 
 /* ---- records ---------------------------------------------------------------------------- */
 
-static etl_status fill_record(etl_reader *r, const etl_buffer *b, uint32_t idx, etl_record *rec, etl_error *err)
+static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *r, const etl_buffer *b, uint32_t idx,
+                                                                  etl_record *rec, etl_error *err)
 {
     (void)err;
     const etl_index_entry *e = &b->index[idx];
     uint32_t off = e->offset;
+    /* The view's head is cleared once and the buffer's fields written once (etl_frame_cleared
+     * does the rest): no fields saved around the clear. */
+    etl_record_clear_head(rec);
     rec->position = (b->file_offset << POSITION_OFFSET_BITS) | (off >> 3);
     rec->buffer_offset = b->file_offset;
     rec->record_offset = off;
@@ -635,12 +639,13 @@ static etl_status fill_record(etl_reader *r, const etl_buffer *b, uint32_t idx, 
     pk.size = e->size;
     pk.has_timestamp = e->has_timestamp;
     pk.timestamp_raw = e->has_timestamp ? e->timestamp : 0;
-    etl_frame_peeked(b->data + off, &pk, r->session_ps, rec);
+    etl_frame_cleared(b->data + off, &pk, r->session_ps, rec);
     rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
                              (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
                              rec->hook_id == 0;
-    rec->has_timestamp = pk.has_timestamp && convert_time(r, rec->timestamp_raw, &rec->timestamp);
-    if (!rec->has_timestamp)
+    if (pk.has_timestamp && convert_time(r, rec->timestamp_raw, &rec->timestamp))
+        rec->has_timestamp = true;
+    else
         rec->timestamp = 0;
     return ETL_OK;
 }
@@ -712,7 +717,7 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
         r->last_ts = ts;
     r->delivered_any = true;
     r->stats.records++;
-    if (etl_record_problem(rec, NULL, NULL))
+    if (rec->internal.problem != ETL_OK) /* etl_record_problem, without the call per record */
         r->stats.records_damaged++;
     return ETL_OK;
 }
@@ -828,8 +833,9 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
     if (!r)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
     r->fd = -1;
-    r->io = (struct etl_io_ref){io, ctx, size};
+    r->io = (struct etl_io_ref){io, ctx, size, opt ? opt->inflate_cache : NULL};
     r->rio = r->io;
+    r->rio.cache = NULL; /* random reads would take what the sequential pass is to find */
     if (opt)
         r->opt = *opt;
     if (r->opt.order == ETL_ORDER_FILE)
@@ -911,11 +917,12 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
     if (r->opt.order == ETL_ORDER_TIME)
         qsort(r->bufs, r->nbufs, sizeof *r->bufs, cmp_ref);
     /* Loader threads, when asked for: bufs is final from here on, and they load its entries
-     * in the order fill_window takes them.  Two slots per thread and two more keep them busy
-     * while the merge consumes; without threads (or when they cannot start) this thread loads. */
+     * in the order fill_window takes them.  Four slots per thread and four more keep them busy
+     * while the merge consumes, a loader resuming only once half of them are taken
+     * (prefetch.c); without threads (or when they cannot start) this thread loads. */
     if (r->opt.threads && r->nbufs > 1) {
         unsigned t = r->opt.threads < ETL_MAX_READER_THREADS ? r->opt.threads : ETL_MAX_READER_THREADS;
-        r->pf = etl_prefetch_start(&r->io, prefetch_job, r, r->nbufs, r->opt.order == ETL_ORDER_TIME, t, 2 * t + 2);
+        r->pf = etl_prefetch_start(&r->io, prefetch_job, r, r->nbufs, r->opt.order == ETL_ORDER_TIME, t, 4 * t + 4);
     }
     *out = r;
     return ETL_OK;

@@ -448,36 +448,14 @@ etl_status etl_frame_record(const uint8_t *d, size_t avail, uint8_t session_poin
     return ETL_OK;
 }
 
-/* Zero the header part of a record view (everything before the extended items).  Written as
- * 16-byte stores the compiler keeps inline: a memset of this size becomes `rep stos`, whose
- * start-up cost alone was most of the time of framing a record. */
-typedef unsigned char etl_zero16 __attribute__((vector_size(16), aligned(1), may_alias));
-static inline void clear_record_head(etl_record *rec)
-{
-    enum { HEAD = offsetof(etl_record, ext) };
-    unsigned char *p = (unsigned char *)rec;
-    const etl_zero16 z = {0};
-#define ETL_Z16(i) \
-    if ((i) * 16 + 16 <= HEAD) \
-        *(etl_zero16 *)(p + (i) * 16) = z;
-    ETL_Z16(0) ETL_Z16(1) ETL_Z16(2) ETL_Z16(3) ETL_Z16(4) ETL_Z16(5) ETL_Z16(6) ETL_Z16(7)
-    ETL_Z16(8) ETL_Z16(9) ETL_Z16(10) ETL_Z16(11) ETL_Z16(12) ETL_Z16(13) ETL_Z16(14) ETL_Z16(15)
-    ETL_Z16(16) ETL_Z16(17) ETL_Z16(18) ETL_Z16(19) ETL_Z16(20) ETL_Z16(21) ETL_Z16(22) ETL_Z16(23)
-#undef ETL_Z16
-    _Static_assert(HEAD <= 24 * 16, "clear_record_head covers at most 384 bytes: add stores");
-    for (size_t i = HEAD / 16 * 16; i < HEAD; i++)
-        p[i] = 0;
-}
-
 void etl_frame_peeked(const uint8_t *d, const etl_record_peek *peek, uint8_t session_pointer_size, etl_record *rec)
 {
-    const etl_record_peek pk = *peek;
     /* Reset the header part of the view; position and buffer fields belong to the caller. */
     uint64_t position = rec->position, buffer_offset = rec->buffer_offset;
     uint32_t record_offset = rec->record_offset;
     uint16_t buffer_flags = rec->buffer_flags, cpu = rec->cpu, logger_id = rec->logger_id;
     uint8_t buffer_type = rec->buffer_type;
-    clear_record_head(rec);
+    etl_record_clear_head(rec);
     rec->position = position;
     rec->buffer_offset = buffer_offset;
     rec->record_offset = record_offset;
@@ -485,14 +463,18 @@ void etl_frame_peeked(const uint8_t *d, const etl_record_peek *peek, uint8_t ses
     rec->buffer_type = buffer_type;
     rec->cpu = cpu;
     rec->logger_id = logger_id;
+    etl_frame_cleared(d, peek, session_pointer_size, rec);
+}
 
+void etl_frame_cleared(const uint8_t *d, const etl_record_peek *peek, uint8_t session_pointer_size, etl_record *rec)
+{
+    const etl_record_peek pk = *peek;
     rec->bytes = d;
     rec->size = pk.size;
     rec->header_type = pk.header_type;
     rec->raw_header_type = pk.raw_header_type;
     rec->timestamp_raw = pk.timestamp_raw;
-    rec->pid = rec->tid = ETL_NO_ID;
-    rec->internal.problem = ETL_OK;
+    rec->pid = rec->tid = ETL_NO_ID; /* the rest of the head is zero (etl_record_clear_head) */
 
     unsigned t = pk.header_type;
     switch (t) {
@@ -554,7 +536,7 @@ void etl_frame_peeked(const uint8_t *d, const etl_record_peek *peek, uint8_t ses
     if (rec->payload_offset > rec->size)
         rec->payload_offset = rec->size;
     rec->payload_size = rec->size - rec->payload_offset;
-    rec->has_timestamp = false; /* the reader converts timestamp_raw with the trace's clock */
+    /* has_timestamp stays false: the reader converts timestamp_raw with the trace's clock */
 }
 
 /* ---- extended item helpers ------------------------------------------------------------- */

@@ -2,7 +2,11 @@
 #ifndef ETL_RECORD_INTERNAL_H
 #define ETL_RECORD_INTERNAL_H
 
+#include <stddef.h>
+
+#include "bytes.h"
 #include "etl.h"
+#include "layout.h"
 
 /* The first step of framing, cheap enough to run over every record of a buffer when it is
  * loaded: classify the marker, find the size, and peek the raw timestamp.
@@ -18,8 +22,87 @@ typedef struct etl_record_peek {
 
 etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out, etl_error *err);
 
+/* etl_peek_record for the common records (a typed header of a known kind whose size is
+ * plausible), inline in the indexing loop that runs once per record; everything else, and
+ * every error, goes through etl_peek_record, which gives the same answer for these
+ * (test_record checks that at every offset of real and damaged buffers). */
+static inline etl_status etl_peek_record_quick(const uint8_t *d, size_t avail, etl_record_peek *out, etl_error *err)
+{
+    if (avail >= ETL_MARKER_SIZE + 4u) {
+        uint32_t m = etl_ld32(d);
+        unsigned t = etl_marker_header_type(m);
+        uint32_t size, min, ts_off = ETL_TRACE_HEADER_OFF_TIMESTAMP;
+        if (etl_marker_is_typed(m)) {
+            switch (t) {
+            case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
+                size = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_SIZE);
+                min = SYSTEM_TRACE_HEADER_SIZE;
+                break;
+            case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+                size = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_SIZE);
+                min = SYSTEM_TRACE_HEADER_COMPACT_SIZE;
+                break;
+            case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+                size = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_SIZE);
+                min = PERFINFO_TRACE_HEADER_SIZE;
+                ts_off = PERFINFO_TRACE_HEADER_OFF_SYSTEM_TIME;
+                break;
+            case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
+                size = etl_marker_size(m);
+                min = EVENT_HEADER_SIZE;
+                break;
+            case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64:
+                size = etl_marker_size(m);
+                min = EVENT_TRACE_HEADER_SIZE;
+                break;
+            case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
+                size = etl_marker_size(m);
+                min = EVENT_INSTANCE_GUID_HEADER_SIZE;
+                break;
+            default:
+                return etl_peek_record(d, avail, out, err);
+            }
+            /* every minimum covers the timestamp, so size >= min puts it inside the record */
+            if (size >= min && size <= avail) {
+                out->header_type = out->raw_header_type = (uint8_t)t;
+                out->size = size;
+                out->has_timestamp = true;
+                out->timestamp_raw = (int64_t)etl_ld64(d + ts_off);
+                return ETL_OK;
+            }
+        }
+    }
+    return etl_peek_record(d, avail, out, err);
+}
+
 /* The rest of framing (etl_frame_record) for a record whose peek succeeded: the reader peeks
  * every record once when it indexes a buffer, and frames from that peek on delivery. */
 void etl_frame_peeked(const uint8_t *d, const etl_record_peek *pk, uint8_t session_pointer_size, etl_record *rec);
+
+/* The same into a view whose head (everything before the extended items) the caller has
+ * cleared with etl_record_clear_head and whose position and buffer fields it has set: the
+ * reader's path, which writes those fields once instead of saving them around the clear. */
+void etl_frame_cleared(const uint8_t *d, const etl_record_peek *pk, uint8_t session_pointer_size, etl_record *rec);
+
+/* Zero the header part of a record view (everything before the extended items).  Written as
+ * 16-byte stores the compiler keeps inline: a memset of this size becomes `rep stos`, whose
+ * start-up cost alone was most of the time of framing a record. */
+typedef unsigned char etl_zero16 __attribute__((vector_size(16), aligned(1), may_alias));
+static inline void etl_record_clear_head(etl_record *rec)
+{
+    enum { HEAD = offsetof(etl_record, ext) };
+    unsigned char *p = (unsigned char *)rec;
+    const etl_zero16 z = {0};
+#define ETL_Z16(i) \
+    if ((i) * 16 + 16 <= HEAD) \
+        *(etl_zero16 *)(p + (i) * 16) = z;
+    ETL_Z16(0) ETL_Z16(1) ETL_Z16(2) ETL_Z16(3) ETL_Z16(4) ETL_Z16(5) ETL_Z16(6) ETL_Z16(7)
+    ETL_Z16(8) ETL_Z16(9) ETL_Z16(10) ETL_Z16(11) ETL_Z16(12) ETL_Z16(13) ETL_Z16(14) ETL_Z16(15)
+    ETL_Z16(16) ETL_Z16(17) ETL_Z16(18) ETL_Z16(19) ETL_Z16(20) ETL_Z16(21) ETL_Z16(22) ETL_Z16(23)
+#undef ETL_Z16
+    _Static_assert(HEAD <= 24 * 16, "etl_record_clear_head covers at most 384 bytes: add stores");
+    for (size_t i = HEAD / 16 * 16; i < HEAD; i++)
+        p[i] = 0;
+}
 
 #endif
