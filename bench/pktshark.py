@@ -20,13 +20,12 @@ packet frames; the ratio is .etl per frame / pcapng per frame.  Modes:
 tshark runs with the build's plugins (BUILD_DIR/plugins) for both files, as the unprivileged
 user etlsharktest when run as root (tshark_run.py).  Python 3 standard library only.
 """
-import argparse
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tshark_run import Tshark  # noqa: E402
+from tshark_run import bench  # noqa: E402
 
 MODES = {
     "summary": [],
@@ -36,42 +35,32 @@ MODES = {
 }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("build")
+def _args(ap):
     ap.add_argument("--records", type=int, default=100000)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--tshark", default="tshark")
-    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ",".join(MODES))
-    args = ap.parse_args()
-    ts = Tshark(args.build, args.tshark)
+
+
+def _prepare(ts, args):
     etlgen = os.path.join(ts.build, "tests", "etlgen", "etlgen")
     etldump = os.path.join(ts.build, "etldump")
     for p in (etlgen, etldump):
         if not os.path.exists(p):
             sys.exit(f"pktshark: {p} is missing (build the project first)")
-    try:
-        etl, pcap = ts.path("large.etl"), ts.path("large.pcapng")
-        tiny_etl, tiny = ts.path("tiny.etl"), ts.path("tiny.pcapng")
-        subprocess.run([etlgen, "--preset", "pktmon_large", "--records", str(args.records), "-o", etl], check=True)
-        subprocess.run([etlgen, "--preset", "pktmon_large", "--records", "1", "-o", tiny_etl], check=True)
-        for src, dst in ((etl, pcap), (tiny_etl, tiny)):
-            p = subprocess.run([etldump, "--pcapng", dst, src], capture_output=True)
-            if p.returncode not in (0, 1):
-                sys.exit(f"pktshark: etldump --pcapng {src}: {p.stderr.decode()[:300]}")
-        for f in (etl, pcap, tiny):
-            ts.readable(f)
-        # the packet frames of each file: every pcapng frame; the .etl's frames with a packet
-        n_etl = ts.count(etl, "etl.pkt.link_type")
-        n_pcap = ts.count(pcap, "frame")
-        print(f"pktmon_large --records {args.records}: .etl {os.path.getsize(etl)} bytes, {n_etl} packet "
-              f"frames; pcapng {os.path.getsize(pcap)} bytes, {n_pcap} frames; {args.runs} runs, best CPU time")
-        modes = {m: MODES[m] for m in args.modes.split(",")}
-        files = {"etl": (etl, n_etl), "pcapng": (pcap, n_pcap)}
-        ts.compare(args.runs, modes, files, tiny)
-    finally:
-        ts.close()
+    etl, pcap = ts.path("large.etl"), ts.path("large.pcapng")
+    tiny_etl, tiny = ts.path("tiny.etl"), ts.path("tiny.pcapng")
+    subprocess.run([etlgen, "--preset", "pktmon_large", "--records", str(args.records), "-o", etl], check=True)
+    subprocess.run([etlgen, "--preset", "pktmon_large", "--records", "1", "-o", tiny_etl], check=True)
+    for src, dst in ((etl, pcap), (tiny_etl, tiny)):
+        p = subprocess.run([etldump, "--pcapng", dst, src], capture_output=True)
+        if p.returncode not in (0, 1):
+            sys.exit(f"pktshark: etldump --pcapng {src}: {p.stderr.decode()[:300]}")
+    # the packet frames of each file: every pcapng frame; the .etl's frames with a packet
+    files = {"etl": (etl, "etl.pkt.link_type"), "pcapng": (pcap, "frame")}
+
+    def describe(n):
+        return (f"pktmon_large --records {args.records}: .etl {os.path.getsize(etl)} bytes, {n['etl']} "
+                f"packet frames; pcapng {os.path.getsize(pcap)} bytes, {n['pcapng']} frames")
+    return files, tiny, describe
 
 
 if __name__ == "__main__":
-    main()
+    bench(__doc__, MODES, _args, _prepare)

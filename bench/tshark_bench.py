@@ -19,13 +19,12 @@ run, the .etl's own per-file prescan counts as its frames' cost).  Per frame = (
 tshark runs with the build's plugins (BUILD_DIR/plugins), as the unprivileged user etlsharktest
 when run as root (tshark_run.py).  Python 3 standard library only.
 """
-import argparse
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tshark_run import Tshark  # noqa: E402
+from tshark_run import bench  # noqa: E402
 
 MODES = {
     "summary": [],
@@ -59,37 +58,27 @@ def write_dns_pcap(path, n):
             out.write(frame)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("build")
+def _args(ap):
     ap.add_argument("--capture", default=os.path.join(SHARED, "captures", "perfview_net452_x64_merged_compressed.etl"))
     ap.add_argument("--manifests", default=os.path.join(SHARED, "manifests"),
                     help="manifest folder for ETLSHARK_MANIFEST_PATH ('' for none)")
     ap.add_argument("--dns", type=int, default=100000)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--tshark", default="tshark")
-    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ",".join(MODES))
-    args = ap.parse_args()
-    ts = Tshark(args.build, args.tshark)
-    try:
-        if args.manifests:
-            ts.env["ETLSHARK_MANIFEST_PATH"] = ts.copy_in(args.manifests, "manifests")
-        etl = ts.copy_in(args.capture, "trace.etl")
-        dns, tiny = ts.path("dns.pcap"), ts.path("tiny.pcap")
-        write_dns_pcap(dns, args.dns)
-        write_dns_pcap(tiny, 1)
-        for f in (dns, tiny):
-            ts.readable(f)
-        n_etl = ts.count(etl, "frame")
-        n_dns = ts.count(dns, "dns")
-        print(f"{os.path.basename(args.capture)}: {n_etl} frames, manifests "
-              f"{args.manifests or '(none)'}; DNS pcap: {n_dns} queries; {args.runs} runs, best CPU time")
-        modes = {m: MODES[m] for m in args.modes.split(",")}
-        files = {"etl": (etl, n_etl), "dns": (dns, n_dns)}
-        ts.compare(args.runs, modes, files, tiny)
-    finally:
-        ts.close()
+
+
+def _prepare(ts, args):
+    if args.manifests:
+        ts.env["ETLSHARK_MANIFEST_PATH"] = ts.copy_in(args.manifests, "manifests")
+    etl = ts.copy_in(args.capture, "trace.etl")
+    dns, tiny = ts.path("dns.pcap"), ts.path("tiny.pcap")
+    write_dns_pcap(dns, args.dns)
+    write_dns_pcap(tiny, 1)
+    files = {"etl": (etl, "frame"), "dns": (dns, "dns")}
+
+    def describe(n):
+        return (f"{os.path.basename(args.capture)}: {n['etl']} frames, manifests "
+                f"{args.manifests or '(none)'}; DNS pcap: {n['dns']} queries")
+    return files, tiny, describe
 
 
 if __name__ == "__main__":
-    main()
+    bench(__doc__, MODES, _args, _prepare)

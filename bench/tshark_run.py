@@ -1,9 +1,11 @@
 """tshark_run.py - what the tshark benches share (pktshark.py, tshark_bench.py): a folder the
-unprivileged user can read with the build's plugins, and the CPU time of one tshark run.
+unprivileged user can read with the build's plugins, the CPU time of one tshark run, and the
+whole comparison (options, files counted, one line per mode: `bench`).
 
 Wireshark ignores WIRESHARK_PLUGIN_DIR for root, so as root tshark runs as the user
 etlsharktest (created if missing), as the plugin tests do.  Python 3 standard library only.
 """
+import argparse
 import os
 import pwd
 import shutil
@@ -109,3 +111,29 @@ class Tshark:
 
     def close(self):
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def bench(doc, modes, add_args, prepare):
+    """A tshark bench's main: the options every bench has (BUILD_DIR, --runs, --tshark, --modes)
+    plus its own (`add_args(parser)`); `prepare(ts, args)` writes or copies the files into the
+    readable folder and returns (files, start, describe): `files` maps a key to (path, display
+    filter counting its frames), the first the file measured, the second its yardstick;
+    `start` the start-up file; `describe(counts)` the first line of the report, from the frame
+    counts by key.  Then every mode is compared (Tshark.compare) and the folder removed."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    add_args(ap)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--tshark", default="tshark")
+    ap.add_argument("--modes", default=",".join(modes), help="comma-separated subset of " + ",".join(modes))
+    args = ap.parse_args()
+    ts = Tshark(args.build, args.tshark)
+    try:
+        files, start, describe = prepare(ts, args)
+        for path in [p for p, _ in files.values()] + [start]:
+            ts.readable(path)
+        counted = {key: (path, ts.count(path, flt)) for key, (path, flt) in files.items()}
+        print(f"{describe({key: n for key, (_, n) in counted.items()})}; {args.runs} runs, best CPU time")
+        ts.compare(args.runs, {m: modes[m] for m in args.modes.split(",")}, counted, start)
+    finally:
+        ts.close()

@@ -18,6 +18,7 @@
 #include <epan/epan.h>
 #include <epan/expert.h>
 #include <epan/packet.h>
+#include <epan/prefs.h>
 #include <epan/proto_data.h>
 
 #include "etl.h"
@@ -25,6 +26,7 @@
 #include "fields.h"
 #include "resolve.h"
 #include "value_format.h"
+#include "viewer_output.h"
 #include "wpp.h"
 
 #include "etl_frame.h"
@@ -90,6 +92,9 @@ static char etls_text[ETL_VALUE_TEXT_CAP(65536)];
 /* Scratch of an etl.kv text ("path=text"). */
 static GString *etls_kv;
 
+/* What this process's command line says its output prints (viewer_output.h), read once. */
+static etl_viewer_output etls_output;
+
 /* State of one event's walk. */
 typedef struct etls_walk {
     tvbuff_t *tvb;
@@ -100,9 +105,9 @@ typedef struct etls_walk {
     bool untyped_noted;
     const etl_record *rec;
     /* What the frame's dissection needs, decided once per walk: nothing is built that no one
-     * sees.  `shown`: the tree is printed or displayed (labels); want_*: the hidden generic
-     * fields are shown or filtered on (proto_field_is_referenced); want_info: the Info column
-     * takes the first fields (there is a column and the frame is not a packet's). */
+     * sees.  `shown`: the tree is printed or displayed (labels); want_*: someone asks for the
+     * hidden generic fields (etls_hidden_wanted); want_info: the Info column takes the first
+     * fields (there is a column and the frame is not a packet's). */
     bool shown;
     bool want_name;
     bool want_value;
@@ -304,6 +309,46 @@ etls_add_hidden(proto_tree *tree, int hf, tvbuff_t *tvb, int off, int len, const
     proto_item_set_generated(gi);
 }
 
+/* Is a hidden item of field `hf` asked for?  Not merely because the tree is visible
+ * (proto_field_is_referenced says yes to any field of a visible tree): tshark -V and the
+ * GUI's details pane do not show hidden items.  Asked for: a display filter, a column, a tap,
+ * a postdissector or (4.2 and later) a -e that references the field (Wireshark primes it:
+ * ref_type), or, for a visible tree, the preference that shows hidden items, an output that
+ * prints them (tshark -T json/jsonraw/pdml/ek) or a -e naming it (4.0's tshark builds a
+ * visible tree for -T fields without priming its -e fields); viewer_output.h decides those
+ * two from the command line. */
+static bool
+etls_hidden_wanted(proto_tree *tree, int hf)
+{
+    header_field_info *hfi;
+
+    if (tree == NULL || hf < 0)
+        return false;
+    hfi = proto_registrar_get_nth((guint)hf);
+    if (hfi != NULL && hfi->ref_type != HF_REF_TYPE_NONE)
+        return true;
+    if (!PTREE_DATA(tree)->visible)
+        return false;
+    return prefs.display_hidden_proto_items || etl_viewer_output_prints_hidden(&etls_output) ||
+           (hfi != NULL && etl_viewer_output_names(&etls_output, hfi->abbrev));
+}
+
+/* Is a typed item of field `hf` wanted?  proto_field_is_referenced, but for the visible tree
+ * that prints no tree (4.0's tshark -T fields): there only the -e fields and filters ask. */
+static bool
+etls_typed_wanted(proto_tree *tree, int hf)
+{
+    header_field_info *hfi;
+
+    if (!proto_field_is_referenced(tree, hf))
+        return false;
+    if (!PTREE_DATA(tree)->visible || etl_viewer_output_prints_tree(&etls_output))
+        return true;
+    hfi = proto_registrar_get_nth((guint)hf);
+    return hfi == NULL || hfi->ref_type != HF_REF_TYPE_NONE ||
+           etl_viewer_output_names(&etls_output, hfi->abbrev);
+}
+
 /* Everything a value gets besides its typed item: the label, the generic fields and its place
  * in the Info column.  `ti` is the typed item (NULL without a tree); `hf` < 0 says the
  * registry gave no typed field, the one case worth an expert note.  `text` is the value's
@@ -400,7 +445,7 @@ etls_add_value(etls_walk *w, proto_tree *tree, const etl_item *it, etls_step *st
     }
     /* A typed item nobody sees or filters on would be faked by Wireshark anyway; skipping it
      * saves copying its value (strings). */
-    if (hf >= 0 && proto_field_is_referenced(tree, hf))
+    if (hf >= 0 && etls_typed_wanted(tree, hf))
         ti = etls_add_typed(tree, hf, t, w->tvb, off, len, &v, w->pinfo->pool);
     etls_finish_value(w, tree, ti, hf, it, st, text, text_len, off, len);
     if (v.kind == ETL_VALUE_STRING && it->depth == 0)
@@ -604,10 +649,11 @@ etls_add_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     w.sum = sum;
     w.info_fields = 0;
     w.untyped_noted = false;
-    w.shown = tree != NULL && PTREE_DATA(tree)->visible;
-    w.want_name = proto_field_is_referenced(tree, hf_etl_field_name);
-    w.want_value = proto_field_is_referenced(tree, hf_etl_field_value);
-    w.want_kv = proto_field_is_referenced(tree, hf_etl_kv);
+    /* (a visible tree of an output that prints none, 4.0's -T fields, needs no label) */
+    w.shown = tree != NULL && PTREE_DATA(tree)->visible && etl_viewer_output_prints_tree(&etls_output);
+    w.want_name = etls_hidden_wanted(tree, hf_etl_field_name);
+    w.want_value = etls_hidden_wanted(tree, hf_etl_field_value);
+    w.want_kv = etls_hidden_wanted(tree, hf_etl_kv);
     w.want_info = want_info;
     w.kv = etls_kv;
     etls_walk_fields(&w, f, etls_steps_of(schema), data_tree, data_item);
@@ -811,6 +857,19 @@ etls_event_data_problems(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
     }
 }
 
+/* The process's command line, for etls_hidden_wanted (an unreadable one keeps every item). */
+static void
+etls_read_output(void)
+{
+    gchar *buf = NULL;
+    gsize len = 0;
+
+    if (!g_file_get_contents("/proc/self/cmdline", &buf, &len, NULL))
+        len = 0;
+    etl_viewer_output_parse_cmdline(&etls_output, buf, len);
+    g_free(buf);
+}
+
 void
 etls_event_data_register(int proto, expert_module_t *expert)
 {
@@ -885,6 +944,7 @@ etls_event_data_register(int proto, expert_module_t *expert)
     etls_proto = proto;
     if (etls_kv == NULL)
         etls_kv = g_string_sized_new(256);
+    etls_read_output();
     etls_tmf_missing_first = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
     proto_register_field_array(proto, hf, G_N_ELEMENTS(hf));
     proto_register_subtree_array(ett, G_N_ELEMENTS(ett));

@@ -14,7 +14,10 @@
  *                                       elements carry their index in the label
  *   etl.field.name, etl.field.value,    on every value, hidden: the path, the text as
  *   etl.kv                              Windows renders it, and "path=text" - filterable in one
- *                                       pass for any field, whatever its type
+ *                                       pass for any field, whatever its type; built only when
+ *                                       asked for (a filter, column, tap, -e, the show-hidden
+ *                                       preference, or an output printing hidden items:
+ *                                       viewer_output.h), not for a shown tree alone
  *   etl.data_unsupported                the bytes the decoder could not decode (placeholder),
  *                                       with expert info; etl.data_trailing: bytes after the
  *                                       last field

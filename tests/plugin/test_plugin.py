@@ -1009,6 +1009,55 @@ def test_tlkv(env):
     print(f"  ok etl.kv == \"string_type=Venus\" -> frame {frame} only, in a fresh profile")
 
 
+def test_tlhidden(env):
+    """The hidden generic fields (etl.kv, etl.field.name, etl.field.value) are built only when
+    something asks for them, and then they are there: a display filter in one pass (no tree
+    shown, no -e: the filter alone asks) and with -2 selects the Venus event; -T fields -e
+    names them (Wireshark 4.0 builds a shown tree for -T fields and says nothing of -e); the
+    outputs that print hidden items (pdml, json, ek) carry them; -V, which prints no hidden
+    item, shows none, and shows them with Wireshark's preference to show hidden items."""
+    path = env.capture(PRIMITIVE)
+    flt = 'etl.kv == "string_type=Venus"'
+    _, out, _ = env.run([env.args.tshark, "-r", path, "-Y", 'etl.event_name == "PrimitiveTypesTest"',
+                         "-T", "fields", "-e", "frame.number"])
+    venus = out.split()[1]  # the 2nd PrimitiveTypesTest event (test_tlkv)
+    for extra in ([], ["-2"]):
+        _, out, err = env.run([env.args.tshark, "-r", path] + extra + ["-Y", flt])
+        frames = [line.split()[0] for line in out.splitlines() if line.strip()]
+        check(frames == [venus], f"tshark {' '.join(extra)} -Y '{flt}' (summary lines) selected "
+              f"{frames}, expected [{venus}]; stderr {err.strip()[:200]}")
+        _, out, _ = env.run([env.args.tshark, "-r", path] + extra +
+                            ["-Y", 'etl.field.name == "guid_type" && etl.field.value == "-190"'])
+        frames = [line.split()[0] for line in out.splitlines() if line.strip()]
+        check(frames == [venus], f"tshark {' '.join(extra)} -Y on etl.field.name and etl.field.value "
+              f"selected {frames}, expected [{venus}]")
+    one = ["-Y", f"frame.number == {venus}"]
+    _, out, _ = env.run([env.args.tshark, "-r", path] + one + ["-Tfields", "-e", "etl.kv",
+                                                                "-e", "etl.field.name"])
+    kv, names = out.rstrip("\n").split("\t")
+    check("string_type=Venus" in kv.split(",") and "int32_type=-190" in kv.split(","),
+          f"-T fields -e etl.kv (no filter on it) printed {kv[:200]!r}")
+    check("string_type" in names.split(","), f"-T fields -e etl.field.name printed {names[:200]!r}")
+    _, out, _ = env.run([env.args.tshark, "-r", path] + one + ["-T", "pdml"])
+    check('name="etl.kv" showname="Field name=value: string_type=Venus" hide="yes"' in out,
+          "-T pdml lacks the hidden etl.kv item string_type=Venus")
+    check('name="etl.field.value"' in out and 'name="etl.field.name"' in out,
+          "-T pdml lacks etl.field.name / etl.field.value")
+    _, out, _ = env.run([env.args.tshark, "-r", path] + one + ["-T", "json"])
+    check('"etl.kv": "string_type=Venus"' in out, "-T json lacks etl.kv string_type=Venus")
+    _, out, _ = env.run([env.args.tshark, "-r", path] + one + ["-T", "ek"])
+    check("string_type=Venus" in out, "-T ek lacks etl.kv string_type=Venus")
+    _, out, _ = env.run([env.args.tshark, "-r", path] + one + ["-V"])
+    check("Venus" in out and "Field name=value" not in out and "Field name:" not in out,
+          "-V: the event without its hidden items expected")
+    _, out, _ = env.run([env.args.tshark, "-r", path] + one +
+                        ["-o", "protocols.display_hidden_proto_items:TRUE", "-V"])
+    check("Field name=value: string_type=Venus" in out,
+          "-V with protocols.display_hidden_proto_items: the hidden etl.kv items expected")
+    print(f"  ok the hidden generic fields: -Y in one pass and -2 (frame {venus}), -T fields -e, "
+          "pdml, json, ek; none in -V unless the preference shows hidden items")
+
+
 def test_tlstore(env):
     """Fields learned by one run are typed display-filter fields of the next run in the same
     profile (-Y and -e); a fresh profile does not know them; the store survives foreign and
@@ -2451,6 +2500,7 @@ TESTS = {
     "malformed": test_malformed,
     "damage": test_damage,
     "tlkv": test_tlkv,
+    "tlhidden": test_tlhidden,
     "tlstore": test_tlstore,
     "tlgolden": test_tlgolden,
     "tlcorpus": test_tlcorpus,
