@@ -57,7 +57,9 @@
 
 /* ---- per-record JSON -------------------------------------------------------------------- */
 
-static void key_guid(json_out *j, const char *key, const etl_guid *g)
+/* The small key writers are inlined (JSON_INLINE) so each key stays a literal: json.h then
+ * writes it with fixed moves instead of measuring and scanning it per record. */
+JSON_INLINE void key_guid(json_out *j, const char *key, const etl_guid *g)
 {
     char s[ETL_GUID_STR_SIZE];
     etl_format_guid(g, s);
@@ -243,11 +245,20 @@ static void write_value(json_out *j, const etl_item *it)
     }
 }
 
-/* The object key of an item (fields.h: "_N" on the Nth repeat of a name). */
-static void field_key(json_out *j, const etl_item *it)
+/* The object key of an item (fields.h: "_N" on the Nth repeat of a name), remembered by the
+ * writer under its schema's arena index and step: a schema in the decoder's cache stays, with
+ * its names, until the decoder is freed (schema_cache.h), so the pair names one key. */
+static void field_key(json_out *j, const etl_fields *f, const etl_item *it)
 {
-    static _Thread_local char key[ETL_ITEM_KEY_MAX];
-    json_key(j, etl_item_key(it, key, sizeof key));
+    uint32_t schema = f->schema ? f->schema->index : UINT32_MAX;
+    const json_key_memo *m = schema != UINT32_MAX ? json_key_memo_find(j, schema, it->step, NULL) : NULL;
+    if (m) {
+        json_key_memo_write(j, m);
+        return;
+    }
+    char key[ETL_ITEM_KEY_MAX];
+    const char *k = etl_item_key(it, key, sizeof key);
+    json_key_memoize(j, schema, it->step, k, strlen(k));
 }
 
 /* A key that etl_item_key may have returned in its own storage. */
@@ -283,7 +294,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
         switch (k) {
         case ETL_ITEM_VALUE:
             if (in[depth] == IN_OBJECT)
-                field_key(j, &it);
+                field_key(j, f, &it);
             write_value(j, &it);
             if (vol && depth == 0 && n_dos < DOS_PATHS_MAX && etl_volumes_count(vol)) {
                 etl_value v;
@@ -298,7 +309,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
-                field_key(j, &it);
+                field_key(j, f, &it);
             if (k == ETL_ITEM_STRUCT_BEGIN)
                 json_begin_object(j);
             else
@@ -435,12 +446,34 @@ static void report_missing(decode_ctx *d, const etl_record *r, const char *why, 
     fprintf(stderr, "etldump: %s%s\n", why, wpp ? MISSING_TMF_WHERE : MISSING_WHERE);
 }
 
-static void key_name(json_out *j, const char *key, const char *name)
+JSON_INLINE void key_name(json_out *j, const char *key, const char *name)
 {
     if (!name)
         return;
     json_key(j, key);
     json_string(j, name);
+}
+
+/* Names resolve.h returns (provider, event, task, ...) as whole pairs remembered by the writer,
+ * when the name is a string of the record's schema: a schema in the decoder's cache and its
+ * strings stay until the decoder is freed (schema_cache.h), so (its index, which name, the
+ * name's address) names one pair.  Other names are written as they come. */
+enum { NAME_PROVIDER = 0xFFFFFF00u, NAME_EVENT, NAME_TASK, NAME_OPCODE, NAME_LEVEL, NAME_CHANNEL, NAME_KEYWORDS };
+
+JSON_INLINE void key_schema_name(json_out *j, const etl_schema *s, uint32_t which, const char *key, const char *name)
+{
+    if (!name)
+        return;
+    uintptr_t at = (uintptr_t)name, base = s ? (uintptr_t)s->strings : 0;
+    if (!s || s->index == UINT32_MAX || at < base || at >= base + s->strings_len) {
+        key_name(j, key, name);
+        return;
+    }
+    const json_key_memo *m = json_key_memo_find(j, s->index, which, name);
+    if (m)
+        json_memo_write(j, m, false);
+    else
+        json_pair_memoize(j, s->index, which, name, key, name);
 }
 
 static void write_schema_missing(json_out *j, const etl_record *r, const etl_resolved *res)
@@ -472,7 +505,7 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
         return;
     etl_decoder_fields(r, res, &f);
     if (res->provider_name) {
-        json_key_string(j, "provider_name", res->provider_name);
+        key_schema_name(j, res->schema, NAME_PROVIDER, "provider_name", res->provider_name);
         if (res->provider_name_from == ETL_NAME_KNOWN) /* not from the trace or a schema: the library's table */
             json_key_string(j, "provider_name_source", "well-known");
     }
@@ -480,7 +513,7 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     case ETL_RESOLVE_NOT_APPLICABLE:
         return;
     case ETL_RESOLVE_SCHEMA_MISSING:
-        key_name(j, "event_name", res->event_name); /* WPP messages are named without a TMF */
+        key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* WPP: named without a TMF */
         write_schema_missing(j, r, res);
         return;
     case ETL_RESOLVE_SCHEMA_ERROR:
@@ -489,17 +522,17 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     default:
         break;
     }
-    json_key_string(j, "event_name", res->event_name);
+    key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* never NULL here */
     if (res->kind == ETL_RESOLVE_TRACELOGGING) {
         write_tags(j, res->schema);
         write_fields(j, &f, d->volumes, r);
         return;
     }
-    key_name(j, "task_name", res->task_name);
-    key_name(j, "opcode_name", res->opcode_name);
-    key_name(j, "level_name", res->level_name);
-    key_name(j, "channel_name", res->channel_name);
-    key_name(j, "keywords_name", res->keywords_name);
+    key_schema_name(j, res->schema, NAME_TASK, "task_name", res->task_name);
+    key_schema_name(j, res->schema, NAME_OPCODE, "opcode_name", res->opcode_name);
+    key_schema_name(j, res->schema, NAME_LEVEL, "level_name", res->level_name);
+    key_schema_name(j, res->schema, NAME_CHANNEL, "channel_name", res->channel_name);
+    key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
     if (res->has_message) {
         size_t n = etl_decoder_message_in(d->dec, r, res, &message_scratch, message_text, sizeof message_text);
         json_key(j, "message");
@@ -548,13 +581,14 @@ static void write_identity(json_out *j, const etl_record *r)
     json_key_hex_u64(j, "keyword", r->keyword);
 }
 
-static void write_id(json_out *j, const char *key, uint32_t id)
+JSON_INLINE void write_id(json_out *j, const char *key, uint32_t id)
 {
-    json_key(j, key);
-    if (id != ETL_NO_ID)
-        json_u64(j, id);
-    else
+    if (id != ETL_NO_ID) {
+        json_key_u64(j, key, id);
+    } else {
+        json_key(j, key);
         json_null(j);
+    }
 }
 
 /* pid and tid, and the process the context names (procs.h). */

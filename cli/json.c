@@ -163,6 +163,45 @@ void json_key_n(json_out *j, const char *key, size_t n)
         j->need_comma[j->depth] = false;
 }
 
+/* Remember "key": (and "value" after it when value is given) for (a, b, tag), when it fits
+ * and neither needs escaping. */
+static void memoize(json_out *j, uint32_t a, uint32_t b, const void *tag, const char *key, size_t n,
+                    const char *value, size_t vn)
+{
+    json_key_memo *m = &j->keys[json_key_memo_slot(a, b)]; /* whoever held it */
+    size_t len = n + 3 + (value ? vn + 2 : 0);
+    if (a == UINT32_MAX || len > sizeof m->text || json_needs_escape(key, n) ||
+        (value && json_needs_escape(value, vn)))
+        return;
+    m->a1 = a + 1u;
+    m->b = b;
+    m->tag = tag;
+    m->text[0] = '"';
+    memcpy(m->text + 1, key, n);
+    m->text[n + 1] = '"';
+    m->text[n + 2] = ':';
+    if (value) {
+        m->text[n + 3] = '"';
+        memcpy(m->text + n + 4, value, vn);
+        m->text[n + 4 + vn] = '"';
+    }
+    m->len = (uint8_t)len;
+}
+
+void json_key_memoize(json_out *j, uint32_t a, uint32_t b, const char *key, size_t n)
+{
+    json_key_n(j, key, n);
+    memoize(j, a, b, NULL, key, n, NULL, 0);
+}
+
+void json_pair_memoize(json_out *j, uint32_t a, uint32_t b, const void *tag, const char *key, const char *value)
+{
+    size_t n = strlen(key), vn = strlen(value);
+    json_key_n(j, key, n);
+    json_string_n(j, value, vn);
+    memoize(j, a, b, tag, key, n, value, vn);
+}
+
 void json_string_n(json_out *j, const char *s, size_t n)
 {
     if (n <= SHORT_STRING && !json_needs_escape(s, n)) {
@@ -177,43 +216,9 @@ void json_string_n(json_out *j, const char *s, size_t n)
 #define digit_pairs etl_dec_pairs
 #define hex_pairs etl_hex_pairs_lower
 
-/* [,]prefix digits suffix: a number written right to left into a scratch (p, len), with the
- * separator, in one reservation. */
-static void put_number(json_out *j, const char *p, size_t len, bool hex)
-{
-    char *d = room(j, len + 5);
-    size_t c = take_comma(j);
-    d[0] = ',';
-    size_t at = c;
-    if (hex) {
-        memcpy(d + at, "\"0x", 3);
-        at += 3;
-    }
-    json_copy_short(d + at, p, len);
-    at += len;
-    if (hex)
-        d[at++] = '"';
-    j->len += at;
-}
-
 void json_u64_digits(json_out *j, uint64_t v)
 {
-    /* right to left into a scratch, two digits per division, then one short copy: no count of
-     * the digits first */
-    char t[24];
-    char *e = t + sizeof t, *p = e;
-    while (v >= 100) {
-        p -= 2;
-        memcpy(p, digit_pairs + 2 * (v % 100), 2);
-        v /= 100;
-    }
-    if (v >= 10) {
-        p -= 2;
-        memcpy(p, digit_pairs + 2 * v, 2);
-    } else {
-        *--p = (char)('0' + v);
-    }
-    put_number(j, p, (size_t)(e - p), false);
+    json_u64_at(j, v);
 }
 
 void json_i64(json_out *j, int64_t v)
@@ -239,29 +244,17 @@ void json_bool(json_out *j, bool v)
         out_mem(j, "false", 5);
 }
 
-void json_null(json_out *j)
-{
-    sep(j);
-    out_mem(j, "null", 4);
-}
-
-/* "0x" and the digits of v without leading zeros ("0x0" for 0), quoted: a byte per step. */
+/* "0x" and the digits of v without leading zeros ("0x0" for 0), quoted, written in place. */
 static void hex_u64(json_out *j, uint64_t v, const char *pairs)
 {
-    char t[24];
-    char *e = t + sizeof t, *p = e;
-    while (v >= 256) {
-        p -= 2;
-        memcpy(p, pairs + 2 * (v & 0xFF), 2);
-        v >>= 8;
-    }
-    if (v >= 16) {
-        p -= 2;
-        memcpy(p, pairs + 2 * v, 2);
-    } else {
-        *--p = pairs[2 * v + 1];
-    }
-    put_number(j, p, (size_t)(e - p), true);
+    unsigned len = json_hex_len(v);
+    char *d = room(j, 24);
+    size_t c = take_comma(j);
+    d[0] = ',';
+    memcpy(d + c, "\"0x", 3);
+    json_put_hex(d + c + 3, v, len, pairs);
+    d[c + 3 + len] = '"';
+    j->len += c + len + 4;
 }
 
 void json_hex_u64(json_out *j, uint64_t v)
@@ -280,9 +273,7 @@ void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
     out_byte(j, '"');
     while (n) {
         size_t k = n < STRING_PIECE ? n : STRING_PIECE;
-        char *d = room(j, 2 * k);
-        for (size_t i = 0; i < k; i++)
-            memcpy(d + 2 * i, hex_pairs + 2 * p[i], 2);
+        etl_format_hex(p, k, room(j, 2 * k + 1)); /* its NUL is overwritten next */
         j->len += 2 * k;
         p += k;
         n -= k;

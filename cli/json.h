@@ -11,12 +11,30 @@
 
 #define JSON_BUFFER_SIZE (256u * 1024u)
 
+/* Short strings that need no escaping - nearly every key and name - take a shorter path, and
+ * the test for it is inline: for a literal key the compiler decides it at compile time, so only
+ * names from schemas are scanned at run time (etldump writes some 30 keys per record). */
+#define JSON_SHORT_STRING 64u
+
+/* Keys (and whole key-value pairs) remembered by an identity the caller gives (two numbers and
+ * a pointer: etldump's are a schema's arena index and a step, or a name kind and the name),
+ * kept in JSON form, so one met again is one fixed copy instead of a length, an escape scan and
+ * a copy.  Direct-mapped: a slot holds the last of its hash. */
+#define JSON_KEY_MEMO_SLOTS 1024u
+typedef struct json_key_memo {
+    uint32_t a1, b;  /* identity; a1 = a + 1 (0: an empty slot) */
+    const void *tag; /* identity */
+    uint8_t len;     /* bytes of text */
+    char text[JSON_SHORT_STRING + 7]; /* "key": or "key":"value" */
+} json_key_memo;
+
 typedef struct json_out {
     FILE *f;
     bool need_comma[64]; /* per nesting level */
     int depth;
     size_t len;          /* bytes waiting in buf */
     char buf[JSON_BUFFER_SIZE];
+    json_key_memo keys[JSON_KEY_MEMO_SLOTS]; /* json_key_memoized */
 } json_out;
 
 void json_begin_object(json_out *j);
@@ -26,11 +44,6 @@ void json_end_array(json_out *j);
 /* Keys and strings of any length and content. */
 void json_key_n(json_out *j, const char *key, size_t n);
 void json_string_n(json_out *j, const char *s, size_t n);
-
-/* Short strings that need no escaping - nearly every key and name - take a shorter path, and
- * the test for it is inline: for a literal key the compiler decides it at compile time, so only
- * names from schemas are scanned at run time (etldump writes some 30 keys per record). */
-#define JSON_SHORT_STRING 64u
 
 /* Always inlined: a call would hide a literal's bytes from the compiler. */
 #if defined(__GNUC__)
@@ -128,19 +141,25 @@ JSON_INLINE void json_copy_short(char *d, const char *s, size_t n)
     }
 }
 
+/* [,]"key": at d (n <= JSON_SHORT_STRING), the level's comma taken; returns the bytes written. */
+JSON_INLINE size_t json_put_key(json_out *j, char *d, const char *key, size_t n)
+{
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    d[c] = '"';
+    json_copy_short(d + c + 1, key, n);
+    d[c + n + 1] = '"';
+    d[c + n + 2] = ':';
+    return c + n + 3;
+}
+
 /* A short string that needs no escaping, quoted, with its separator, in one reservation; as a
  * key, with its ':' (and the value that follows adds no comma).  Inline: etldump writes some
  * 30 literal keys per record, each then a few fixed moves. */
 JSON_INLINE void json_short_quoted(json_out *j, const char *s, size_t n, bool key)
 {
-    char *d = json_room(j, JSON_SHORT_STRING + 4);
-    size_t c = json_take_comma(j);
-    d[0] = ',';
-    d[c] = '"';
-    json_copy_short(d + c + 1, s, n);
-    d[c + n + 1] = '"';
-    d[c + n + 2] = ':';
-    j->len += c + n + (key ? 3 : 2);
+    size_t at = json_put_key(j, json_room(j, JSON_SHORT_STRING + 4), s, n);
+    j->len += key ? at : at - 1; /* a string: its ':' is not kept */
     if (key && j->depth > 0 && j->depth < 64)
         j->need_comma[j->depth] = false;
 }
@@ -163,13 +182,130 @@ JSON_INLINE void json_key(json_out *j, const char *key)
     }
 }
 
+/* What is remembered for identity (a, b, tag), a < UINT32_MAX; NULL when nothing is yet (write
+ * it with json_key_memoize or json_pair_memoize).  The identity must stand for the same text
+ * for the writer's life. */
+JSON_INLINE size_t json_key_memo_slot(uint32_t a, uint32_t b)
+{
+    _Static_assert(JSON_KEY_MEMO_SLOTS == 1u << 10, "the slot is the hash's top 10 bits");
+    return ((a + 1u) * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 22;
+}
+JSON_INLINE const json_key_memo *json_key_memo_find(const json_out *j, uint32_t a, uint32_t b, const void *tag)
+{
+    const json_key_memo *m = &j->keys[json_key_memo_slot(a, b)];
+    return m->a1 == a + 1u && m->b == b && m->tag == tag ? m : NULL;
+}
+
+/* A remembered key or pair, with its separator, in one reservation (a key: the value that
+ * follows adds no comma). */
+JSON_INLINE void json_memo_write(json_out *j, const json_key_memo *m, bool key)
+{
+    char *d = json_room(j, sizeof m->text + 1);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    memcpy(d + c, m->text, sizeof m->text);
+    j->len += c + m->len;
+    if (key && j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false;
+}
+JSON_INLINE void json_key_memo_write(json_out *j, const json_key_memo *m)
+{
+    json_memo_write(j, m, true);
+}
+
+/* Write key[0..n) and remember it for (a, b, NULL) when it is short and needs no escaping. */
+void json_key_memoize(json_out *j, uint32_t a, uint32_t b, const char *key, size_t n);
+/* Write the pair key: value (a string) and remember it for (a, b, tag) when it is short and
+ * needs no escaping; write it again with json_memo_write(j, m, false). */
+void json_pair_memoize(json_out *j, uint32_t a, uint32_t b, const void *tag, const char *key, const char *value);
+
 JSON_INLINE void json_string(json_out *j, const char *s)
 {
     size_t n = strlen(s);
     if (n <= JSON_SHORT_STRING && !json_needs_escape(s, n))
-        json_string_plain(j, s, n);
+        json_short_quoted(j, s, n, false);
     else
         json_string_n(j, s, n);
+}
+
+/* Digits are written in place, right to left, two per step, once their count is known (no
+ * scratch copy): the tables are the library's (etl_format.h). */
+extern const char etl_dec_pairs[201];
+extern const char etl_hex_pairs_lower[513];
+extern const char etl_hex_pairs_upper[513];
+
+/* Decimal digits of v (1..20): floor(log10(v)) from the bit length (1233/4096 ~ log10 2),
+ * corrected by one comparison. */
+JSON_INLINE unsigned json_dec_len(uint64_t v)
+{
+    static const uint64_t pow10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+                                       10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+                                       100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                       100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+                                       100000000000000000ULL, 1000000000000000000ULL,
+                                       10000000000000000000ULL};
+    v |= 1; /* 0 has one digit; v | 1 never has more digits than v (10^k - 1 is odd) */
+#if defined(__GNUC__)
+    unsigned bits = 64u - (unsigned)__builtin_clzll(v);
+#else
+    unsigned bits = 0;
+    for (uint64_t x = v; x; x >>= 1)
+        bits++;
+#endif
+    unsigned t = bits * 1233u >> 12;
+    return t + 1u - (v < pow10[t]);
+}
+
+/* v's len = json_dec_len(v) decimal digits at d[0..len). */
+JSON_INLINE void json_put_dec(char *d, uint64_t v, unsigned len)
+{
+    char *p = d + len;
+    while (v >= 100) {
+        p -= 2;
+        memcpy(p, etl_dec_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10)
+        memcpy(p - 2, etl_dec_pairs + 2 * v, 2);
+    else
+        p[-1] = (char)('0' + v);
+}
+
+/* Hex digits of v without leading zeros (1..16; "0" for 0). */
+JSON_INLINE unsigned json_hex_len(uint64_t v)
+{
+#if defined(__GNUC__)
+    return (67u - (unsigned)__builtin_clzll(v | 1)) / 4u;
+#else
+    unsigned n = 1;
+    while (v >>= 4)
+        n++;
+    return n;
+#endif
+}
+
+/* v's len = json_hex_len(v) hex digits at d[0..len), from pairs (lower or upper case). */
+JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pairs)
+{
+    char *p = d + len;
+    while (p - d >= 2) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (v & 0xFF), 2);
+        v >>= 8;
+    }
+    if (p > d)
+        p[-1] = pairs[2 * (v & 0xF) + 1];
+}
+
+/* [,]digits in one reservation. */
+JSON_INLINE void json_u64_at(json_out *j, uint64_t v)
+{
+    unsigned len = json_dec_len(v);
+    char *d = json_room(j, 24);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    json_put_dec(d + c, v, len);
+    j->len += c + len;
 }
 
 /* Numbers of two or more digits (json_u64's long path). */
@@ -189,7 +325,14 @@ JSON_INLINE void json_u64(json_out *j, uint64_t v)
 }
 void json_i64(json_out *j, int64_t v);
 void json_bool(json_out *j, bool v);
-void json_null(json_out *j);
+JSON_INLINE void json_null(json_out *j)
+{
+    char *d = json_room(j, 5);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    memcpy(d + c, "null", 4);
+    j->len += c + 4;
+}
 void json_hex_u64(json_out *j, uint64_t v); /* "0x..." as a string */
 void json_hex_upper_u64(json_out *j, uint64_t v); /* "0x1F": value_format.h's hex integers */
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n); /* "0a1b..." */
@@ -198,19 +341,53 @@ void json_newline(json_out *j);
 void json_raw(json_out *j, const char *s, size_t n);
 /* Write out what is buffered (call before reading the FILE or at the end): json_flush, above. */
 
-/* A key and its value in one call: the pair every writer of an object repeats. */
+/* A key and its value in one call: the pair every writer of an object repeats.  For a literal
+ * key that needs no escaping (the compiler decides it) the key, its ':' and the value go out in
+ * one reservation with one separator decision: the pair leaves the level needing a comma, as
+ * key then value would. */
+#define JSON_PAIR_ROOM (JSON_SHORT_STRING + 4 + 24)
+JSON_INLINE bool json_literal_key(const char *key, size_t n)
+{
+    return JSON_IS_CONSTANT(n) && n <= JSON_SHORT_STRING && !json_needs_escape(key, n);
+}
+
+
 JSON_INLINE void json_key_u64(json_out *j, const char *key, uint64_t v)
 {
+    size_t n = strlen(key);
+    if (json_literal_key(key, n)) {
+        char *d = json_room(j, JSON_PAIR_ROOM);
+        size_t at = json_put_key(j, d, key, n);
+        unsigned len = json_dec_len(v);
+        json_put_dec(d + at, v, len);
+        j->len += at + len;
+        return;
+    }
     json_key(j, key);
     json_u64(j, v);
 }
 JSON_INLINE void json_key_i64(json_out *j, const char *key, int64_t v)
 {
+    if (v >= 0) {
+        json_key_u64(j, key, (uint64_t)v);
+        return;
+    }
     json_key(j, key);
     json_i64(j, v);
 }
 JSON_INLINE void json_key_hex_u64(json_out *j, const char *key, uint64_t v)
 {
+    size_t n = strlen(key);
+    if (json_literal_key(key, n)) {
+        char *d = json_room(j, JSON_PAIR_ROOM);
+        size_t at = json_put_key(j, d, key, n);
+        unsigned len = json_hex_len(v);
+        memcpy(d + at, "\"0x", 3);
+        json_put_hex(d + at + 3, v, len, etl_hex_pairs_lower);
+        d[at + 3 + len] = '"';
+        j->len += at + len + 4;
+        return;
+    }
     json_key(j, key);
     json_hex_u64(j, v);
 }

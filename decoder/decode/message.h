@@ -32,13 +32,16 @@ typedef struct etl_message_scratch {
     bool have[ETL_MESSAGE_MAX_INSERTS + 1];
     unsigned count;
     size_t used;
+    bool render_all; /* format every insert, used or not (tests compare the two); normally false */
     char text[ETL_MESSAGE_MAX_INSERT_TEXT];
     char value[ETL_MESSAGE_MAX_VALUE_TEXT];
 } etl_message_scratch;
 
 /* Render schema s's message for one event's payload into out (cap bytes, NUL-terminated;
  * cut at a character boundary when it does not fit).  Returns the length; 0 (and "") when the
- * schema has no message. */
+ * schema has no message.  Only the inserts the message names are formatted, and the fields
+ * after its highest insert are not read; the result is the same as with every insert
+ * formatted, the cut at ETL_MESSAGE_MAX_INSERT_TEXT included. */
 size_t etl_message_render(const etl_schema *s, const uint8_t *payload, size_t size, uint8_t pointer_size,
                           etl_message_scratch *scratch, char *out, size_t cap);
 
@@ -46,6 +49,10 @@ size_t etl_message_render(const etl_schema *s, const uint8_t *payload, size_t si
  * or NULL when there is none. */
 size_t etl_message_format(const char *message, const char *(*insert)(void *ctx, unsigned n), void *ctx, char *out,
                           size_t cap);
+
+/* The inserts message names (insert n, 1..99, sets bit n % 64 of used[n / 64]) as
+ * etl_message_format reads it; returns the highest, 0 when none.  Schemas keep it (schema.h). */
+unsigned etl_message_inserts(const char *message, uint64_t used[2]);
 
 #ifdef __cplusplus
 }

@@ -308,6 +308,9 @@ typedef struct etl_schema {
     uint32_t provider_name;
     uint32_t task_name, opcode_name, level_name, channel_name, keywords_name;
     uint32_t message;         /* the event's message string with %1-style inserts */
+    uint64_t message_inserts[2]; /* the inserts it names: n (1..99) is bit n % 64 of [n / 64]
+                                    (message.h: etl_message_inserts), worked out once here */
+    uint8_t message_max_insert;  /* the highest of them, 0 when none */
     uint32_t origin;          /* where the schema came from (file, stream, trace) */
     uint8_t schema_version;   /* manifests: the version of the definition compiled (it can be
                                  lower than the record's: see mf_schema.h) */

@@ -1,5 +1,6 @@
 /* schema.c - building compiled schemas (schema.h), and the names of the TDH type numbers. */
 #include "schema.h"
+#include "message.h"
 #include "value_format.h"
 
 #include "error.h"
@@ -357,6 +358,8 @@ etl_schema *etl_schema_builder_emit(const etl_schema_builder *b, void *mem, cons
     s->channel_name = b->channel_name;
     s->keywords_name = b->keywords_name;
     s->message = b->message;
+    s->message_max_insert =
+        s->message ? (uint8_t)etl_message_inserts(strings + s->message, s->message_inserts) : 0;
     s->origin = b->origin;
     s->schema_version = b->schema_version;
     s->ref_slots = b->ref_slots;

@@ -1,5 +1,7 @@
 /* Unit tests of format.c and text.c: GUIDs, SIDs, FILETIMEs, hex, UTF-16. */
 #define _POSIX_C_SOURCE 200809L /* gmtime_r, the reference for the calendar */
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "check.h"
@@ -82,6 +84,23 @@ static void test_hex_and_text(void)
     const uint8_t b[] = {0x00, 0xab, 0x7f};
     etl_format_hex(b, 3, s);
     CHECK_STR(s, "00ab7f");
+    /* every length up to 70 (the 16-byte steps and the rest), from three alignments, against
+     * printf, and nothing written past the NUL */
+    uint8_t bytes[80];
+    for (unsigned i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)(i * 37 + 11);
+    int bad = 0;
+    for (size_t at = 0; at < 3; at++)
+        for (size_t n = 0; n <= 70; n++) {
+            char got[200], want[200];
+            memset(got, '#', sizeof got);
+            etl_format_hex(bytes + at, n, got);
+            for (size_t i = 0; i < n; i++)
+                snprintf(want + 2 * i, 3, "%02x", bytes[at + i]);
+            want[2 * n] = '\0';
+            bad += memcmp(got, want, 2 * n + 1) != 0 || got[2 * n + 1] != '#';
+        }
+    CHECK_EQ_U(bad, 0);
     /* "aé€😀" in UTF-16LE with a terminator and trailing junk */
     const uint8_t u[] = {'a', 0, 0xe9, 0, 0xac, 0x20, 0x3d, 0xd8, 0x00, 0xde, 0, 0, 'x', 0};
     char out[32];

@@ -231,8 +231,120 @@ static void test_structure(void)
     free(got);
 }
 
+/* Pairs: a literal key and its number in one reservation, inside an object. */
+static void write_pairs(json_out *o, void *ctx)
+{
+    (void)ctx;
+    json_begin_object(o);
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        json_key_u64(o, "u", numbers[i]);
+        json_key_hex_u64(o, "h", numbers[i]);
+    }
+    json_end_object(o);
+}
+
+static void test_pairs(void)
+{
+    char want[4096];
+    size_t k = 0;
+    want[k++] = '{';
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        k += (size_t)sprintf(want + k, "%s\"u\":%" PRIu64 ",\"h\":\"0x%" PRIx64 "\"", i ? "," : "", numbers[i],
+                             numbers[i]);
+    want[k++] = '}';
+    size_t len;
+    char *got = capture(write_pairs, NULL, &len);
+    CHECK(len == k && memcmp(got, want, k) == 0);
+    free(got);
+    /* every digit count, decimal and hex */
+    int bad = 0;
+    for (unsigned bit = 0; bit < 64; bit++)
+        for (int d = -1; d <= 1; d++) {
+            uint64_t v = (1ULL << bit) + (uint64_t)d;
+            char a[32], b[32];
+            snprintf(a, sizeof a, "%" PRIu64, v);
+            snprintf(b, sizeof b, "%" PRIx64, v);
+            bad += json_dec_len(v) != strlen(a) || json_hex_len(v) != strlen(b);
+            char t[32] = {0};
+            json_put_dec(t, v, json_dec_len(v));
+            bad += strcmp(t, a) != 0;
+            char h[32] = {0}, H[32] = {0}, B[32];
+            json_put_hex(h, v, json_hex_len(v), etl_hex_pairs_lower);
+            json_put_hex(H, v, json_hex_len(v), etl_hex_pairs_upper);
+            snprintf(B, sizeof B, "%" PRIX64, v);
+            bad += strcmp(h, b) != 0 || strcmp(H, B) != 0;
+        }
+    for (uint64_t p = 1; p <= 1000000000000000000ULL; p *= 10)
+        bad += json_dec_len(p) != json_dec_len(p - 1) + (p > 1);
+    CHECK_EQ_U(bad, 0);
+}
+
+/* Remembered keys: written as json_key writes them, found only under their own identity; a
+ * slot's newer identity replaces the older; long or escaped keys are written but not kept. */
+struct memo_case {
+    int step;
+};
+
+static void write_memo(json_out *o, void *ctx)
+{
+    const struct memo_case *c = ctx;
+    json_begin_object(o);
+    if (c->step == 0) {
+        json_key_memoize(o, 3, 7, "Name_2", 6);
+        json_u64(o, 1);
+        const json_key_memo *m = json_key_memo_find(o, 3, 7, NULL);
+        CHECK(m != NULL);
+        if (m)
+            json_key_memo_write(o, m);
+        json_u64(o, 2);
+        CHECK(json_key_memo_find(o, 3, 8, NULL) == NULL);
+        CHECK(json_key_memo_find(o, 4, 7, NULL) == NULL);
+        /* another identity on the same slot takes it */
+        uint32_t a = 0;
+        while (json_key_memo_slot(a, 1) != json_key_memo_slot(3, 7))
+            a++;
+        json_key_memoize(o, a, 1, "other", 5);
+        json_u64(o, 3);
+        CHECK(json_key_memo_find(o, 3, 7, NULL) == NULL);
+        CHECK(json_key_memo_find(o, a, 1, NULL) != NULL);
+        json_key_memoize(o, 5, 5, "a\"b", 3);
+        json_u64(o, 4);
+        CHECK(json_key_memo_find(o, 5, 5, NULL) == NULL);
+        json_key_memoize(o, UINT32_MAX, 5, "none", 4);
+        json_u64(o, 5);
+        /* whole pairs, told apart by their tag too; too long for a slot: written, not kept */
+        static const char name[] = "Process/Start";
+        json_pair_memoize(o, 9, 1, name, "event_name", name);
+        const json_key_memo *p = json_key_memo_find(o, 9, 1, name);
+        CHECK(p != NULL);
+        CHECK(json_key_memo_find(o, 9, 1, name + 1) == NULL);
+        if (p)
+            json_memo_write(o, p, false);
+        static const char longer[] = "a name of sixty characters or more, too long for one slot..";
+        json_pair_memoize(o, 9, 2, longer, "event_name", longer);
+        CHECK(json_key_memo_find(o, 9, 2, longer) == NULL);
+    }
+    json_end_object(o);
+}
+
+static void test_key_memo(void)
+{
+    struct memo_case c = {0};
+    size_t len;
+    char *got = capture(write_memo, &c, &len);
+    const char *want = "{\"Name_2\":1,\"Name_2\":2,\"other\":3,\"a\\\"b\":4,\"none\":5,"
+                       "\"event_name\":\"Process/Start\",\"event_name\":\"Process/Start\","
+                       "\"event_name\":\"a name of sixty characters or more, too long for one slot..\"}";
+    CHECK(len == strlen(want) && memcmp(got, want, len) == 0);
+    if (len != strlen(want) || memcmp(got, want, len) != 0)
+        fprintf(stderr, "got  %.*s\nwant %s\n", (int)len, got, want);
+    free(got);
+}
+
 int main(void)
 {
+    test_pairs();
+    test_key_memo();
     test_escapes();
     test_long_strings();
     test_numbers();

@@ -1,0 +1,142 @@
+/* Unit tests of message.c: which inserts a message names (etl_message_inserts, kept in every
+ * schema), and that rendering only those gives the same text as rendering every insert - on a
+ * schema whose unused inserts fill the insert text past its limit (where the cut depends on
+ * them), and on every message of the shared net452 trace with the shared manifests. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "etl.h"
+#include "message.h"
+#include "prescan.h"
+#include "registry.h"
+#include "resolve.h"
+#include "tl_build.h"
+#include "tl_schema.h"
+
+static const char *captures, *manifests;
+
+static void test_inserts(void)
+{
+    uint64_t u[2];
+    /* %% is a percent, not an insert; !fmt! is skipped; two digits at most; %0 ends it */
+    CHECK_EQ_U(etl_message_inserts("a=%1 b=%%2 c=%3!d! %n%12%99 %0 %5", u), 99);
+    CHECK(u[0] == ((1ULL << 1) | (1ULL << 3) | (1ULL << 12)));
+    CHECK(u[1] == 1ULL << (99 - 64));
+    CHECK_EQ_U(etl_message_inserts("no inserts %n%t 100%", u), 0);
+    CHECK(u[0] == 0 && u[1] == 0);
+}
+
+/* A TraceLogging schema of `strings` UTF-16 strings and then a UINT32, with message msg. */
+static etl_schema *strings_schema(etl_schema_builder *b, unsigned strings, const char *msg)
+{
+    static tlbuf m;
+    tl_begin(&m, "Big", 0);
+    for (unsigned i = 0; i < strings; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "s%u", i);
+        tl_field(&m, name, 1, -1, 0);
+    }
+    tl_field(&m, "n", 8, -1, 0);
+    tl_end(&m);
+    etl_error err;
+    CHECK(etl_tl_compile(b, m.b, m.n, 8, &err) == ETL_OK);
+    b->message = etl_schema_builder_add_string(b, msg, strlen(msg));
+    return etl_schema_builder_finish(b, m.b, m.n);
+}
+
+static void render_both(const etl_schema *s, const uint8_t *p, size_t n, char *fast, char *all, size_t cap)
+{
+    static etl_message_scratch scratch;
+    scratch.render_all = false;
+    etl_message_render(s, p, n, 8, &scratch, fast, cap);
+    scratch.render_all = true;
+    etl_message_render(s, p, n, 8, &scratch, all, cap);
+    scratch.render_all = false;
+}
+
+static void test_unused_inserts_at_the_limit(void)
+{
+    static etl_schema_builder b;
+    etl_schema_builder_init(&b, NULL);
+    static tlbuf p;
+    static char big[3001], fast[256], all[256];
+    memset(big, 'x', 3000);
+    for (unsigned strings = 2; strings <= 6; strings += 4) {
+        etl_schema *s = strings_schema(&b, strings, "n=%7 first=%1!s!");
+        CHECK(s && s->message_max_insert == 7);
+        p.n = 0;
+        for (unsigned i = 0; i < strings; i++)
+            tl_wstr(&p, big);
+        tl_u32(&p, 42);
+        render_both(s, p.b, p.n, fast, all, 12);
+        CHECK_STR(fast, all);
+        /* 2 strings: n is insert 3 (%7 stays as written); 6 strings: 18 KB of inserts before
+         * n cut the text, so n (insert 7) is missing there too and %7 stays as written */
+        CHECK(strncmp(fast, "n=%7 first=", 11) == 0);
+        free(s);
+        char msg[16];
+        snprintf(msg, sizeof msg, "n=%%%u", strings + 1);
+        s = strings_schema(&b, strings, msg);
+        render_both(s, p.b, p.n, fast, all, sizeof fast);
+        CHECK_STR(fast, all);
+        /* n is the only insert used: with 2 strings it is there, with 6 the inserts before it
+         * (unused by the message) fill the text first, as when every insert is rendered */
+        CHECK_STR(fast, strings == 2 ? "n=42" : "n=%7");
+        free(s);
+    }
+    etl_schema_builder_free(&b);
+}
+
+/* Every message of net452 (CLR events) with the shared manifests, both ways. */
+static void test_net452(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", captures, "perfview_net452_x64_merged_compressed.etl");
+    etl_decoder *d = etl_decoder_new(NULL, NULL);
+    etl_registry_add_path(etl_decoder_registry(d), manifests);
+    etl_error err;
+    const etl_observer obs = etl_registry_observer(etl_decoder_registry(d));
+    CHECK(etl_prescan_file(path, &obs, 1, &err) == ETL_OK);
+    etl_reader *r;
+    CHECK(etl_reader_open_file(path, NULL, &r, &err) == ETL_OK);
+    static char fast[65536], all[65536];
+    static etl_message_scratch scratch;
+    unsigned messages = 0, differ = 0, skipping = 0;
+    etl_record rec;
+    while (etl_reader_next(r, &rec, &err) == ETL_OK) {
+        etl_resolved res;
+        if (etl_decoder_resolve(d, &rec, 0, &res, NULL) != ETL_RESOLVE_DECODED || !res.has_message)
+            continue;
+        const uint8_t *pl = rec.bytes + rec.payload_offset;
+        scratch.render_all = false;
+        etl_message_render(res.schema, pl, rec.payload_size, rec.pointer_size, &scratch, fast, sizeof fast);
+        scratch.render_all = true;
+        etl_message_render(res.schema, pl, rec.payload_size, rec.pointer_size, &scratch, all, sizeof all);
+        messages++;
+        differ += strcmp(fast, all) != 0;
+        unsigned named = (unsigned)(__builtin_popcountll(res.schema->message_inserts[0]) +
+                                    __builtin_popcountll(res.schema->message_inserts[1]));
+        skipping += named < res.schema->field_count;
+    }
+    etl_reader_close(r);
+    etl_decoder_free(d);
+    CHECK(messages > 60000);
+    CHECK(skipping > 10000); /* the CLR events whose messages leave fields out */
+    CHECK_EQ_U(differ, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_message CAPTURES_DIR MANIFESTS_DIR\n");
+        return 2;
+    }
+    captures = argv[1];
+    manifests = argv[2];
+    test_inserts();
+    test_unused_inserts_at_the_limit();
+    test_net452();
+    CHECK_MAIN_END();
+}
