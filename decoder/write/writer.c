@@ -340,6 +340,13 @@ static etl_status check_header_record(const etl_write_config *cfg, const uint8_t
         return etl_fail(err, ETL_ERR_ARG, SYSTEM_TRACE_HEADER_OFF_SIZE,
                         "the logfile header record's Size %u is not its length %zu",
                         (unsigned)etl_ld16(rec + SYSTEM_TRACE_HEADER_OFF_SIZE), len);
+    /* The reader puts a PEBS index and PMC counters the version word announces between the
+     * trace header and the payload (record.c); the TRACE_LOGFILE_HEADER is then not where the
+     * writer patches it.  A logfile header has none (fuzz.write found one that did). */
+    uint16_t ver = etl_ld16(rec + SYSTEM_TRACE_HEADER_OFF_VERSION);
+    if (ver & (TRACE_HEADER_PEBS_INDEX_FLAG | TRACE_HEADER_PMC_COUNTERS_MASK))
+        return etl_fail(err, ETL_ERR_ARG, SYSTEM_TRACE_HEADER_OFF_VERSION,
+                        "the logfile header record carries PEBS/PMC items (version word 0x%04x)", (unsigned)ver);
     size_t lf_size = TRACE_LOGFILE_HEADER_SIZE + (type == ETL_HT_SYSTEM64 ? TRACE_LOGFILE_HEADER_POINTER_SHIFT : 0);
     if (len - SYSTEM_TRACE_HEADER_SIZE < lf_size)
         return etl_fail(err, ETL_ERR_ARG, SYSTEM_TRACE_HEADER_SIZE,

@@ -83,6 +83,15 @@ static void test_header_checks(void)
     CHECK_EQ_U(etl_writer_open(&cfg, sink, h, len, &w, &err), ETL_ERR_ARG);
     CHECK_EQ_U(err.offset, SYSTEM_TRACE_HEADER_OFF_HOOK_ID);
     h[SYSTEM_TRACE_HEADER_OFF_HOOK_ID] = 0;
+    /* PMC counters or a PEBS index announced in the version word (fuzz.write's find: the reader
+     * then reads the TRACE_LOGFILE_HEADER after them, truncated) */
+    uint8_t ver_hi = h[SYSTEM_TRACE_HEADER_OFF_VERSION + 1];
+    h[SYSTEM_TRACE_HEADER_OFF_VERSION + 1] = (uint8_t)(ver_hi | (TRACE_HEADER_PMC_COUNTERS_MASK >> 8));
+    CHECK_EQ_U(etl_writer_open(&cfg, sink, h, len, &w, &err), ETL_ERR_ARG);
+    CHECK_EQ_U(err.offset, SYSTEM_TRACE_HEADER_OFF_VERSION);
+    h[SYSTEM_TRACE_HEADER_OFF_VERSION + 1] = (uint8_t)(ver_hi | (TRACE_HEADER_PEBS_INDEX_FLAG >> 8));
+    CHECK_EQ_U(etl_writer_open(&cfg, sink, h, len, &w, &err), ETL_ERR_ARG);
+    h[SYSTEM_TRACE_HEADER_OFF_VERSION + 1] = ver_hi;
     CHECK_EQ_U(etl_writer_open(&cfg, sink, h, len - 2, &w, &err), ETL_ERR_ARG); /* Size disagrees */
     etl_write_config other = { .buffer_size = BUFSZ * 2 };
     CHECK_EQ_U(etl_writer_open(&other, sink, h, len, &w, &err), ETL_ERR_ARG); /* BufferSize disagrees */
