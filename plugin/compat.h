@@ -98,6 +98,13 @@ typedef gboolean etls_bool;
     WS_DLL_PUBLIC void plugin_register(void);                                                  \
     ETLS_PLUGIN_DESCRIBE(desc_flag)
 
+/* ---- preference variables (4.2 made a boolean preference's variable a C99 bool) --------- */
+#if ETLS_WS_VER >= 402
+typedef bool etls_pref_bool;
+#else
+typedef gboolean etls_pref_bool;
+#endif
+
 /* ---- tvb accessor names (4.4 renamed guintN to uintN) ------------------------------------ */
 #if ETLS_WS_VER < 404
 #define tvb_get_uint8 tvb_get_guint8

@@ -794,7 +794,8 @@ etls_add_schema_event(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
  * shows the answer. */
 void
 etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                        const etl_record *rec, etls_event_summary *sum, bool want_info)
+                        const etl_record *rec, etls_event_summary *sum, bool want_info,
+                        bool brief)
 {
     etl_resolved res;
     etl_fields f;
@@ -819,12 +820,88 @@ etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     default:
         break;
     }
+    if (brief && res.status == ETL_RESOLVE_DECODED) {
+        /* a packet frame in brief: the names, nothing of what etl.pkt repeats */
+        if (res.event_name != NULL)
+            etls_event_name(tvb, pinfo, tree, rec, &res, sum);
+        return;
+    }
     if (res.kind == ETL_RESOLVE_TRACELOGGING) {
         etls_event_name(tvb, pinfo, tree, rec, &res, sum);
         etls_add_event_data(tvb, pinfo, tree, rec, &f, res.schema, sum, want_info);
         return;
     }
     etls_add_schema_event(tvb, pinfo, tree, rec, &res, &f, sum, want_info);
+}
+
+/* The fields a -e of this tshark's command line names (etls_output), looked up once: 4.0
+ * primes none of them. */
+static const header_field_info *etls_named[ETL_VIEWER_MAX_FIELDS];
+static size_t etls_named_count;
+static bool etls_named_done;
+
+bool
+etls_field_asked(const header_field_info *hfi)
+{
+    if (hfi == NULL)
+        return false;
+    if (hfi->ref_type != HF_REF_TYPE_NONE || etls_output.uncertain)
+        return true;
+    if (!etls_named_done) {
+        etls_named_done = true;
+        for (size_t i = 0; i < etls_output.n_fields && etls_named_count < ETL_VIEWER_MAX_FIELDS; i++) {
+            const header_field_info *h = proto_registrar_get_byname(etls_output.fields[i]);
+
+            if (h != NULL)
+                etls_named[etls_named_count++] = h;
+        }
+    }
+    for (size_t i = 0; i < etls_named_count; i++)
+        if (etls_named[i] == hfi)
+            return true;
+    return false;
+}
+
+static bool
+etls_hf_asked(int hf)
+{
+    return hf >= 0 && etls_field_asked(proto_registrar_get_nth((guint)hf));
+}
+
+bool
+etls_event_data_needed(packet_info *pinfo _U_, const etl_record *rec)
+{
+    /* what the full event data adds beyond the provider and event names */
+    const int full_only[] = {
+        hf_etl_task_name, hf_etl_opcode_name, hf_etl_level_name, hf_etl_channel_name,
+        hf_etl_keywords_name, hf_etl_message, hf_etl_schema_version, hf_etl_data,
+        hf_etl_field_name, hf_etl_field_value, hf_etl_kv, hf_etl_data_unsupported,
+        hf_etl_data_trailing, hf_etl_data_raw,
+    };
+    etls_schema_steps *ss;
+    etl_resolved res;
+    etl_fields f;
+
+    if (etls_event_decoder() == NULL)
+        return false;
+    /* (no learning: the dissection's own resolve learns, as before) */
+    etl_decoder_resolve(etls_event_decoder(), rec, ETL_RESOLVE_NO_LEARN, &res, &f);
+    if (res.kind == ETL_RESOLVE_NONE || res.status == ETL_RESOLVE_NOT_APPLICABLE)
+        return false;
+    if (res.status != ETL_RESOLVE_DECODED)
+        return true;
+    for (size_t i = 0; i < G_N_ELEMENTS(full_only); i++)
+        if (etls_hf_asked(full_only[i]))
+            return true;
+    ss = res.schema != NULL ? etls_steps_of(res.schema) : NULL;
+    if (ss == NULL)
+        return false;
+    if (!ss->typed)
+        etls_steps_type(res.schema);
+    for (uint32_t i = 0; i < ss->count; i++)
+        if (ss->step[i].path != NULL && etls_hf_asked(ss->step[i].hf))
+            return true;
+    return false;
 }
 
 /* The open file's manifest problems (etl_event_internal.h) on its first frame: one item and

@@ -84,6 +84,26 @@ struct etl_registry *etls_event_data_schemas(void);
  * seen is built: labels for a shown tree, the hidden generic fields and the message when
  * shown or referenced by a filter or column, typed items when referenced. */
 void etls_dissect_event_data(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                             const etl_record *rec, etls_event_summary *sum, bool want_info);
+                             const etl_record *rec, etls_event_summary *sum, bool want_info,
+                             bool brief);
+
+/* Packet frames in brief (`brief` above, packet-etl.c): a packet event handed to a link-layer
+ * dissector shows its Packet subtree (etl.pkt.*), the provider and event names and a few
+ * header items instead of its full record; with `brief` only the names are added here.
+ *
+ *   etls_pref_full_packet_record  the preference etl.full_packet_record: never in brief
+ *   etls_field_asked              someone asks for field `hfi` whatever the tree shows: a
+ *                                 filter, column, tap or (4.2 and later) -e primed it
+ *                                 (ref_type), or a -e of this tshark's command line names it
+ *                                 (4.0 primes none); every field when the command line could
+ *                                 not be read
+ *   etls_event_data_needed        the record's full event data must be shown: it does not
+ *                                 resolve cleanly (its expert info), or one of the fields it
+ *                                 adds beyond the names (Event data, etl.data.* of its schema,
+ *                                 etl.kv, etl.field.*, the message, the task/opcode/level/
+ *                                 channel/keyword names) is asked for */
+bool etls_pref_full_packet_record(void);
+bool etls_field_asked(const header_field_info *hfi);
+bool etls_event_data_needed(packet_info *pinfo, const etl_record *rec);
 
 #endif /* ETLSHARK_ETL_EVENT_DATA_H */

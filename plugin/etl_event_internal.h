@@ -39,6 +39,7 @@ typedef struct etls_step {
 
 typedef struct etls_schema_steps {
     uint32_t count;
+    bool typed;     /* every value step has its nominal type's field (etls_steps_type) */
     etls_step step[];
 } etls_schema_steps;
 
@@ -49,6 +50,8 @@ etls_schema_steps *etls_steps_in(GPtrArray *by_index, const etl_schema *s);
 /* The same in the open file's table (etls_steps_open / etls_steps_close). */
 etls_schema_steps *etls_steps_of(const etl_schema *s);
 void etls_steps_open(void);
+/* The open file's table (NULL when no file is open). */
+GPtrArray *etls_steps_open_index(void);
 void etls_steps_close(void);
 /* The step of an item, its path made on first sight (`parent`: its container's step). */
 etls_step *etls_step_for(etls_schema_steps *ss, const etl_item *it, const etls_step *parent);
@@ -67,6 +70,10 @@ void etls_register_classic_fields(void);
 void etls_register_manifest_fields(void);
 /* The typed fields of every WPP message of the TMF path (again when the path changes). */
 void etls_register_wpp_fields(void);
+/* The typed field of every value step of schema s in the open file's table, from the
+ * values' nominal types (as registered at start-up), so the fields a walk of it would add are
+ * known before any walk; sets the steps' `typed`. */
+void etls_steps_type(const etl_schema *s);
 void etls_register_shutdown(void);
 
 /* ---- preferences, reports, the session (etl_event_prefs.c) ------------------------------- */

@@ -30,6 +30,8 @@ static etl_registry *etls_schemas;
 static const char *etls_pref_manifest_path_value = "";
 /* The preference etl.tmf_path (':'-separated WPP TMF files and folders). */
 static const char *etls_pref_tmf_path_value = "";
+/* The preference etl.full_packet_record (etl_event_data.h). */
+static etls_pref_bool etls_pref_full_packet_record_value;
 /* No file to prescan (a pipe, a compressed file, a frame from elsewhere): the first pass
  * feeds schema-carrying records to the registry as they come instead, so events before their
  * schema decode on redissection only. */
@@ -92,6 +94,12 @@ const char *
 etls_pref_manifest_path(void)
 {
     return etls_pref_manifest_path_value != NULL ? etls_pref_manifest_path_value : "";
+}
+
+bool
+etls_pref_full_packet_record(void)
+{
+    return etls_pref_full_packet_record_value != 0;
 }
 
 const char *
@@ -263,4 +271,14 @@ etls_event_prefs_register(int proto)
         "shows its formatted message, level, flags and typed etl.data.<expression> arguments, "
         "registered at start-up.",
         &etls_pref_tmf_path_value);
+    prefs_register_bool_preference(prefs, "full_packet_record",
+        "Show the full ETW record on packet frames",
+        "On a packet event handed to the Ethernet, IP or 802.11 dissectors (pktmon 160/170, "
+        "ndiscap 1001/1003), the ETW tree shows the Packet subtree (etl.pkt.*: every pktmon and "
+        "ndiscap field), the provider and event names, the event id, process, thread and CPU.  "
+        "On: also the full trace header, the payload, the event's decoded fields (Event data, "
+        "which repeat etl.pkt.*) and the record context, as on any other frame.  Off, they are "
+        "still added to a frame whenever a display filter, a column or a -e field uses one of "
+        "their fields, and to a packet event that is malformed or does not decode cleanly.",
+        &etls_pref_full_packet_record_value);
 }

@@ -106,6 +106,19 @@ etls_register_field_type(void *ctx _U_, etls_step *st, etls_ftype t)
     etls_step_hf(st, t);
 }
 
+void
+etls_steps_type(const etl_schema *s)
+{
+    GPtrArray *ix = etls_steps_open_index();
+    etls_schema_steps *ss = ix != NULL ? etls_steps_in(ix, s) : NULL;
+
+    if (ss == NULL || ss->typed)
+        return;
+    etls_schema_field_types(ix, s, false, etls_register_field_type, NULL);
+    etls_schema_field_types(ix, s, true, etls_register_field_type, NULL);
+    ss->typed = true;
+}
+
 typedef struct etls_startup_ctx {
     etl_registry *reg;
     GPtrArray *by_index;

@@ -128,6 +128,12 @@ etls_steps_open(void)
     etls_schema_steps_by_index = etls_steps_index_new();
 }
 
+GPtrArray *
+etls_steps_open_index(void)
+{
+    return etls_schema_steps_by_index;
+}
+
 void
 etls_steps_close(void)
 {

@@ -380,6 +380,14 @@ etls_packet_takes_columns(packet_info *pinfo, const etl_record *rec)
     return etls_pkt_hands_off(etls_pkt_frame_of(pinfo, rec));
 }
 
+bool
+etls_packet_takes_columns_clean(packet_info *pinfo, const etl_record *rec)
+{
+    const etls_pkt_frame *pf = etls_pkt_frame_of(pinfo, rec);
+
+    return etls_pkt_hands_off(pf) && pf->pkt.problem == ETL_OK;
+}
+
 void
 etls_packet_dissect(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, proto_tree *etl_tree,
                     const etl_record *rec)

@@ -42,6 +42,9 @@ void etls_packet_handoff(void);
  * then writes Protocol and Info (the ETW Info text would be overwritten).  In the first pass
  * this decodes the record (once); call it at any point of the record's dissection. */
 bool etls_packet_takes_columns(packet_info *pinfo, const etl_record *rec);
+/* The same, and the packet layer found the event sound (no etl.expert.packet_problem): such a
+ * frame may show its ETW record in brief (packet-etl.c). */
+bool etls_packet_takes_columns_clean(packet_info *pinfo, const etl_record *rec);
 
 /* Every framed record, after the ETW tree and the ETW columns are written (the packet's own
  * dissectors then write Protocol and Info, as for any packet).  Records that are no packet

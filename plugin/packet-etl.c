@@ -195,6 +195,11 @@ static expert_field ei_etl_no_time = EI_INIT;
 
 static dissector_handle_t etl_handle;
 
+/* The header and context fields a packet frame in brief leaves out (all of hf[] but the
+ * brief items: etls_packet_brief), as registered. */
+static const header_field_info **etls_full_only;
+static guint etls_full_only_count;
+
 /* Name tables built at registration from the decoder's own names (one source of names). */
 static value_string *etl_header_type_vals;
 static value_string *etl_ext_type_vals;
@@ -772,6 +777,61 @@ dissect_etl_logfile(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const e
     proto_tree_add_string(lf_tree, hf_etl_lf_tz_daylight_name, tvb, off, len, lf->tz_daylight_name);
 }
 
+/* ---- packet frames in brief ------------------------------------------------------------- */
+
+/* Is a field of the full record header, payload or context asked for (etl_event_data.h)? */
+static bool
+etls_header_asked(void)
+{
+    static int named = -1; /* a -e of the command line names one: decided once */
+
+    for (guint i = 0; i < etls_full_only_count; i++)
+        if (etls_full_only[i]->ref_type != HF_REF_TYPE_NONE)
+            return true;
+    if (named < 0) {
+        named = 0;
+        for (guint i = 0; i < etls_full_only_count && named == 0; i++)
+            named = etls_field_asked(etls_full_only[i]) ? 1 : 0;
+    }
+    return named == 1;
+}
+
+/* A packet event handed to a link-layer dissector shows its ETW record in brief: the Packet
+ * subtree (etl.pkt.*, which holds every field the event's schema gives), the provider and
+ * event names, the event id, process, thread and CPU, and (when present) its damage notes
+ * and extended items - not the full trace header, the payload, the Event data (the schema's
+ * fields again) or the record context.  These are shown as before when the preference
+ * etl.full_packet_record is on, when a filter, column, tap or -e asks for one of their fields,
+ * or when the event is not sound (no converted time, a packet-layer problem, a schema that
+ * does not decode cleanly), so filters, -e output and expert info are those of the full
+ * record.  Without a tree nothing is built either way. */
+static bool
+etls_packet_brief(packet_info *pinfo, proto_tree *tree, const etl_record *rec,
+                  const etls_trailer *t)
+{
+    if (tree == NULL || etls_pref_full_packet_record() || !(t->flags & ETLS_TF_HAS_TIMESTAMP) ||
+        etl_header_family(rec->header_type) != ETL_FAMILY_EVENT ||
+        !etls_packet_takes_columns_clean(pinfo, rec))
+        return false;
+    return !etls_header_asked() && !etls_event_data_needed(pinfo, rec);
+}
+
+/* The header items of a packet frame in brief: those of dissect_etl_header, same fields and
+ * spans, so a filter or -e on them gives what the full header gives. */
+static void
+dissect_etl_header_brief(tvbuff_t *tvb, proto_tree *tree, const etl_record *rec,
+                         const etls_trailer *t)
+{
+    const int hlen = (int)rec->header_size;
+
+    proto_tree_add_uint(tree, hf_etl_event_id, tvb, 0, hlen, rec->event_id);
+    if (rec->pid != ETL_NO_ID)
+        proto_tree_add_uint(tree, hf_etl_pid, tvb, 0, hlen, rec->pid);
+    if (rec->tid != ETL_NO_ID)
+        proto_tree_add_uint(tree, hf_etl_tid, tvb, 0, hlen, rec->tid);
+    proto_tree_add_uint(tree, hf_etl_cpu, tvb, 0, hlen, tvb_get_letohs(tvb, t->offset + ETLS_TRL_CPU));
+}
+
 /* The process of the record in the Info column: " [image.exe (pid)]" after the event's name. */
 static void
 etls_append_process(wmem_strbuf_t *s, const etls_event_summary *sum)
@@ -854,6 +914,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     etl_logfile lf;
     etls_event_summary sum;
     bool pkt_columns;
+    bool brief;
 
     col_set_str(pinfo->cinfo, COL_PROTOCOL, "ETW");
     col_clear(pinfo->cinfo, COL_INFO);
@@ -914,22 +975,32 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     etls_event_data_record(pinfo, &rec);
     etls_event_data_problems(tvb, pinfo, etl_tree);
 
-    proto_item_append_text(top, ", %s", etl_header_type_name(rec.header_type));
-    dissect_etl_header(tvb, pinfo, etl_tree, &rec, &t);
-    dissect_etl_ext_items(tvb, pinfo, etl_tree, &rec);
-
-    proto_tree_add_uint(etl_tree, hf_etl_payload_size, tvb, (int)rec.payload_offset,
-                        (int)rec.payload_size, rec.payload_size);
-    if (rec.payload_size > 0)
-        proto_tree_add_item(etl_tree, hf_etl_payload, tvb, (int)rec.payload_offset,
-                            (int)rec.payload_size, ENC_NA);
+    /* A packet event's columns are its packet's (etl_packet_dissect.h); its record may be
+     * shown in brief (etls_packet_brief). */
+    pkt_columns = etls_packet_takes_columns(pinfo, &rec);
+    brief = pkt_columns && etls_packet_brief(pinfo, tree, &rec, &t);
 
     memset(&lf, 0, sizeof lf);
-    if (t.flags & ETLS_TF_LOGFILE_HEADER)
-        dissect_etl_logfile(tvb, pinfo, etl_tree, &rec, &lf);
+    if (brief) {
+        proto_item_append_text(top, ", %s, in brief (preference etl.full_packet_record: "
+                               "the full record)", etl_header_type_name(rec.header_type));
+        dissect_etl_header_brief(tvb, etl_tree, &rec, &t);
+        dissect_etl_ext_items(tvb, pinfo, etl_tree, &rec);
+    } else {
+        proto_item_append_text(top, ", %s", etl_header_type_name(rec.header_type));
+        dissect_etl_header(tvb, pinfo, etl_tree, &rec, &t);
+        dissect_etl_ext_items(tvb, pinfo, etl_tree, &rec);
 
-    /* A packet event's columns are its packet's (etl_packet_dissect.h). */
-    pkt_columns = etls_packet_takes_columns(pinfo, &rec);
+        proto_tree_add_uint(etl_tree, hf_etl_payload_size, tvb, (int)rec.payload_offset,
+                            (int)rec.payload_size, rec.payload_size);
+        if (rec.payload_size > 0)
+            proto_tree_add_item(etl_tree, hf_etl_payload, tvb, (int)rec.payload_offset,
+                                (int)rec.payload_size, ENC_NA);
+
+        if (t.flags & ETLS_TF_LOGFILE_HEADER)
+            dissect_etl_logfile(tvb, pinfo, etl_tree, &rec, &lf);
+    }
+
     /* Every record: the decoder says whether and how it decodes (etl_event_data.h).  Without a
      * tree (tshark's summary lines, statistics), the decoded fields of a packet event would only
      * feed an Info text its packet overwrites: they are left out, which keeps reading a packet
@@ -938,7 +1009,7 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
     memset(&sum, 0, sizeof sum);
     if (tree != NULL || !pkt_columns || etls_views_listened())
         etls_dissect_event_data(tvb, pinfo, etl_tree, &rec, &sum,
-                                pinfo->cinfo != NULL && !pkt_columns);
+                                pinfo->cinfo != NULL && !pkt_columns, brief);
     /* Every record kind: its process, and stack walks linked to their events. */
     etls_process_record(tvb, pinfo, etl_tree, &rec, &sum);
 
@@ -950,7 +1021,8 @@ dissect_etl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
         t.record_offset == ETL_BUFFER_HEADER_SIZE)
         expert_add_info(pinfo, top, &ei_etl_buffer_lost);
 
-    dissect_etl_context(tvb, etl_tree, &t);
+    if (!brief)
+        dissect_etl_context(tvb, etl_tree, &t);
     if (!pkt_columns && pinfo->cinfo != NULL)
         etls_set_info(pinfo, &rec, &lf, &t, &sum);
     /* Source/Destination (process -> provider) and the statistics' tap; before the packet
@@ -1273,6 +1345,13 @@ proto_register_etl(void)
 
     proto_etl = proto_register_protocol("ETW event (etlshark)", "ETL", "etl");
     proto_register_field_array(proto_etl, hf, G_N_ELEMENTS(hf));
+    etls_full_only = g_new(const header_field_info *, G_N_ELEMENTS(hf));
+    for (unsigned i = 0; i < G_N_ELEMENTS(hf); i++) {
+        int id = *hf[i].p_id;
+
+        if (id != hf_etl_event_id && id != hf_etl_pid && id != hf_etl_tid && id != hf_etl_cpu)
+            etls_full_only[etls_full_only_count++] = proto_registrar_get_nth((guint)id);
+    }
     proto_register_subtree_array(ett, G_N_ELEMENTS(ett));
     expert_etl = expert_register_protocol(proto_etl);
     expert_register_field_array(expert_etl, ei, G_N_ELEMENTS(ei));
