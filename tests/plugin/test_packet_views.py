@@ -141,8 +141,106 @@ def test_pkttcp(env):
           f"bytes differ by the ETW records' own {around}")
 
 
+def _frames(env, path, flt, extra=()):
+    _, out, _ = env.run([env.args.tshark, "-r", path, "-Y", flt, "-T", "fields", "-e", "frame.number"]
+                        + list(extra))
+    return [int(x) for x in out.split()]
+
+
+def _verbose(env, path, frame, extra=()):
+    _, out, _ = env.run([env.args.tshark, "-r", path, "-V", "-Y", f"frame.number == {frame}"] + list(extra))
+    return out
+
+
+FULL = ["-o", "etl.full_packet_record:TRUE"]
+
+
+def test_pktbrief(env):
+    """A packet frame shows its ETW record in brief by default (etl.pkt, the provider and event
+    names, event id, pid, tid, CPU) and in full with the preference etl.full_packet_record; the
+    full record's fields still filter and print (-Y, -T fields -e) on the frames and with the
+    values they did before the brief form existed (the frame lists below were taken from main
+    at c576368, before it); held events, malformed events and non-packet frames keep their full
+    record."""
+    for tool, what in ((env.args.etlgen, "--etlgen"), (env.args.etldump, "--etldump")):
+        if not tool or not os.path.exists(tool):
+            print(f"SKIP: {what} not given")
+            return SKIP
+    pm, _ = tp._pkt_generated(env, "pktmon")
+    nd, _ = tp._pkt_generated(env, "ndiscap")
+
+    # frame 2: a pktmon 160 Ethernet packet, frame 4: a 170 drop; frame 9: a malformed 160
+    for frame in (2, 4):
+        brief = _verbose(env, pm, frame)
+        check("Packet: pktmon" in brief and "in brief (preference etl.full_packet_record" in brief,
+              f"pktmon frame {frame}: no Packet subtree or brief note in the default -V:\n{brief[:2000]}")
+        for line in ("Event id: 1", "Process id: 4", "Thread id: 100", "CPU: ",
+                     "[Provider name: Microsoft-Windows-PktMon]", "[Event name: "):
+            check(line in brief, f"pktmon frame {frame}: {line!r} missing from the brief record")
+        for line in ("Event data", "Trace header:", "Record context", "Payload size:", "[Message:"):
+            check(line not in brief, f"pktmon frame {frame}: {line!r} in the default -V (brief expected)")
+        full = _verbose(env, pm, frame, FULL)
+        for line in ("Packet: pktmon", "Event data", "Trace header: EVENT_HEADER64", "Record context",
+                     "PktGroupId: ", "Payload size:"):
+            check(line in full, f"pktmon frame {frame}: {line!r} missing with the preference on")
+        check("in brief" not in full, f"pktmon frame {frame}: brief with the preference on")
+    print("  ok default -V of a pktmon packet frame: etl.pkt and the brief header, no Event data; "
+          "the preference shows both")
+
+    # not in brief: the logfile header (no packet), a malformed packet event, held ndiscap events
+    check(_verbose(env, pm, 1) == _verbose(env, pm, 1, FULL), "pktmon frame 1 (no packet) differs with the preference")
+    bad = _verbose(env, pm, 9)
+    check("Event data" in bad and "Trace header:" in bad and "Bad packet event" in bad and "in brief" not in bad,
+          f"pktmon frame 9 (malformed): not its full record:\n{bad[:1500]}")
+    held = _frames(env, nd, "etl.pkt.held")
+    check(held and all("Event data" in _verbose(env, nd, f) for f in held),
+          f"ndiscap held events {held}: not their full record")
+    print(f"  ok full record on a non-packet frame, a malformed packet event and held events {held}")
+
+    # filters on the full record's fields select the frames they did before (main c576368)
+    before = {
+        (pm, "etl.data.PktGroupId"): [2, 3, 4, 5, 6, 7, 8, 9],
+        (pm, "etl.data.DropReason == 0 && etl.data.PktGroupId"): [2, 3, 5, 6, 8, 9],
+        (pm, "etl.data.AppearanceCount == 2"): [3, 4],
+        (pm, 'etl.kv contains "PktNumber"'): [2, 3, 4, 5, 6, 7, 8, 9],
+        (pm, 'etl.message contains "Drop"'): [4, 7],
+        (pm, "etl.pid == 4"): list(range(2, 16)),
+        (pm, "etl.position"): list(range(1, 16)),
+        (pm, "etl.payload_size > 100"): [1, 2, 3, 4, 5, 6],
+        (nd, "etl.data.FragmentSize > 0"): [6] + list(range(8, 18)),
+        (nd, "etl.data.LowerIfIndex"): list(range(2, 19)),
+        (nd, "etl.tid"): list(range(1, 19)),
+    }
+    for (path, flt), want in before.items():
+        got = _frames(env, path, flt)
+        check(got == want, f"{os.path.basename(path)}: -Y {flt!r} selects {got}, before {want}")
+        two = _frames(env, path, flt, ["-2"])
+        check(two == want, f"{os.path.basename(path)}: -2 -Y {flt!r} selects {two}, before {want}")
+    print(f"  ok {len(before)} filters on header and Event data fields select the frames they did before, "
+          "in one and two passes")
+
+    # -T fields -e of header, context and Event data fields: the values of the full record
+    for path in (pm, nd):
+        for fields in (["etl.pid", "etl.tid", "etl.cpu", "etl.event_id", "etl.provider_name", "etl.event_name"],
+                       ["etl.position", "etl.header_type", "etl.timestamp", "etl.data.PktNumber"],
+                       ["etl.pkt.group_id", "_ws.expert.message"]):
+            ef = ["frame.number"] + fields
+            cmd = [env.args.tshark, "-r", path, "-T", "fields"] + [a for f in ef for a in ("-e", f)]
+            _, a, _ = env.run(cmd)
+            _, b, _ = env.run(cmd + FULL)
+            check(a == b and a.strip(), f"{os.path.basename(path)}: -e {fields}: default and full record differ")
+    _, out, _ = env.run([env.args.tshark, "-r", pm, "-T", "fields", "-e", "etl.pid", "-e", "etl.tid",
+                         "-e", "etl.event_id", "-e", "etl.position", "-e", "etl.data.PktNumber",
+                         "-Y", "frame.number >= 2 && frame.number <= 4"])
+    want = ("4\t100\t160\t0x0000002000000009\t1\n4\t100\t160\t0x0000002000000021\t1\n"
+            "4\t100\t170\t0x0000002000000039\t1\n")
+    check(out == want, f"pktmon: -e etl.pid/tid/event_id/position/data.PktNumber of frames 2-4: {out!r}, before {want!r}")
+    print("  ok -T fields -e of header, context and Event data fields: the values of the full record")
+
+
 PACKET_VIEWS_TESTS = {
     "pkttcp": test_pkttcp,
+    "pktbrief": test_pktbrief,
 }
 
 
