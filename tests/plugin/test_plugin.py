@@ -339,7 +339,11 @@ def _find_json(node, key):
 
 
 def test_formats(env):
-    """-V, -T json, -T pdml, -T fields and -T text show the header fields with the same values."""
+    """-V, -T json, -T pdml, -T fields and -T text show the header fields with the same values.
+    (Packet frames show their record in brief by default: the tree outputs run with the
+    preference etl.full_packet_record on, so every frame has its whole header; plugin_pktbrief
+    checks the brief form.)"""
+    full = ["-o", "etl.full_packet_record:TRUE"]
     fields = ["frame.number"] + HEADER_FIELDS + ["etl.pid", "etl.event_id", "etl.logfile.logger_name",
                                                  "etl.provider_name", "etl.event_name", "etl.pkt.link_type"]
     for name in nonempty(env):
@@ -362,7 +366,7 @@ def test_formats(env):
 
         # JSON
         _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-c", str(n), "-T", "json",
-                             "--no-duplicate-keys"])
+                             "--no-duplicate-keys"] + full)
         pkts = json.loads(out)
         check(len(pkts) == n, f"{name}: -T json has {len(pkts)} packets, expected {n}")
         for pkt, row in zip(pkts, truth):
@@ -377,7 +381,7 @@ def test_formats(env):
             check(v == exp["logger_name"], f"{name}: JSON logger name {v!r} != {exp['logger_name']!r}")
 
         # PDML
-        _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-c", str(n), "-T", "pdml"])
+        _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-c", str(n), "-T", "pdml"] + full)
         root = ET.fromstring(out)
         packets = root.findall("packet")
         check(len(packets) == n, f"{name}: -T pdml has {len(packets)} packets, expected {n}")
@@ -393,7 +397,7 @@ def test_formats(env):
                       f"{name}: PDML frame {row['frame.number']} {f}={shown.get(f)!r}, -T fields says {want!r}")
 
         # -V (tree text)
-        _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-c", str(n), "-V"])
+        _, out, _ = env.run([env.args.tshark, "-r", env.capture(name), "-c", str(n), "-V"] + full)
         frames = re.split(r"^Frame \d+: ", out, flags=re.M)[1:]
         check(len(frames) == n, f"{name}: -V shows {len(frames)} frames, expected {n}")
         for text, row in zip(frames, truth):
