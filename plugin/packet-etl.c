@@ -802,9 +802,11 @@ etls_header_asked(void)
  * and extended items - not the full trace header, the payload, the Event data (the schema's
  * fields again) or the record context.  These are shown as before when the preference
  * etl.full_packet_record is on, when a filter, column, tap or -e asks for one of their fields,
- * or when the event is not sound (no converted time, a packet-layer problem, a schema that
- * does not decode cleanly), so filters, -e output and expert info are those of the full
- * record.  Without a tree nothing is built either way. */
+ * or when the event is not sound (no converted time, a packet-layer problem, a schema the
+ * decoder cannot use as it is: missing, an older version's, an error), so filters, -e output
+ * and that expert info are those of the full record.  Without a tree nothing is built either
+ * way.  The check is a look at each full-only field's ref_type (about 120 static fields and
+ * the event schema's own): no cache to go stale when the GUI applies another filter. */
 static bool
 etls_packet_brief(packet_info *pinfo, proto_tree *tree, const etl_record *rec,
                   const etls_trailer *t)
