@@ -1091,7 +1091,7 @@ static int read_trace(const etldump_options *o)
      * main thread reads, prepares each record (prepare_record) and writes the batches in order. */
     format_ctx fctx = {&dctx, o->payload};
     par *pool = NULL;
-    if (decode && o->threads > 1 && !(pool = par_new(o->threads, stdout, format_slot, &fctx))) {
+    if (decode && o->threads > 1 && !(pool = par_new(o->threads - 1, stdout, format_slot, &fctx))) {
         fprintf(stderr, "etldump: out of memory\n");
         decode_free(&dctx);
         etl_reader_close(r);
