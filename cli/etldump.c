@@ -548,92 +548,167 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     }
 }
 
-/* The header's identity and timing: position to keyword. */
-static void write_identity(json_out *j, const etl_record *r)
+/* The record's header part as one run (json.h): position to keyword, pid to process_name, cpu
+ * to user_time, and the system family's group and pebs_index, ending with "ext" when it is
+ * empty - about 25 literal keys and numbers behind one reservation.  RECORD_RUN_ROOM bounds the
+ * run (each key with its value at its longest); a string that is long or needs escaping goes
+ * out through json.c and the run resumes (json_run_string). */
+#define RECORD_RUN_ROOM 1024u
+
+/* The provider GUID's text, remembered per thread in a few slots by GUID: a trace has few
+ * providers, so formatting one is mostly a 16-byte compare and a 36-byte copy. */
+typedef struct guid_text {
+    etl_guid g;
+    bool valid;
+    char text[ETL_GUID_STR_SIZE];
+} guid_text;
+#define GUID_TEXT_SLOTS 16u
+
+JSON_INLINE char *run_guid(char *p, const etl_guid *g)
 {
-    char ts[ETL_TIME_STR_SIZE];
-    json_key_u64(j, "position", r->position);
-    json_key_string(j, "header_type", etl_header_type_name(r->header_type));
-    if (r->header_type == ETL_HT_UNKNOWN) {
-        json_key_u64(j, "raw_header_type", r->raw_header_type);
+    static _Thread_local guid_text memo[GUID_TEXT_SLOTS];
+    guid_text *m = &memo[(g->data1 ^ g->data2 ^ g->data4[7]) % GUID_TEXT_SLOTS];
+    if (!m->valid || memcmp(&m->g, g, sizeof *g) != 0) {
+        m->g = *g;
+        etl_format_guid(g, m->text);
+        m->valid = true;
     }
-    json_key(j, "timestamp");
-    static _Thread_local etl_time_cache tc; /* records come in time order: most share the last one's second */
-    if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, ts, &tc))
-        json_string(j, ts);
-    else
-        json_null(j);
-    json_key_i64(j, "timestamp_raw", r->timestamp_raw);
-    json_key(j, "provider");
-    if (r->has_provider) {
-        char g[ETL_GUID_STR_SIZE];
-        etl_format_guid(&r->provider, g);
-        json_string(j, g);
-    } else {
-        json_null(j);
-    }
-    json_key_u64(j, "event_id", r->event_id);
-    json_key_u64(j, "version", r->version);
-    json_key_u64(j, "channel", r->channel);
-    json_key_u64(j, "level", r->level);
-    json_key_u64(j, "opcode", r->opcode);
-    json_key_u64(j, "task", r->task);
-    json_key_hex_u64(j, "keyword", r->keyword);
+    *p = '"';
+    memcpy(p + 1, m->text, ETL_GUID_STR_SIZE - 1);
+    p[ETL_GUID_STR_SIZE] = '"';
+    return p + ETL_GUID_STR_SIZE + 1;
 }
 
-JSON_INLINE void write_id(json_out *j, const char *key, uint32_t id)
+JSON_INLINE char *run_id(char *p, uint32_t id)
 {
-    if (id != ETL_NO_ID) {
-        json_key_u64(j, key, id);
-    } else {
-        json_key(j, key);
-        json_null(j);
-    }
+    if (id == ETL_NO_ID)
+        return JSON_RUN_LIT(p, "null");
+    return json_run_u64(p, id);
 }
 
-/* pid and tid, and the process the context names (procs.h). */
-static void write_process(json_out *j, const par_slot *s)
+static void write_family_fields(json_out *j, const etl_record *r);
+
+static void write_header(json_out *j, const par_slot *s)
 {
     const etl_record *r = s->r;
-    write_id(j, "pid", r->pid);
-    write_id(j, "tid", r->tid);
-    if (!s->has_proc)
-        return;
-    if (s->proc.pid != r->pid) {
-        json_key_u64(j, "process_id", s->proc.pid);
+    /* the header type's name and length, per type (the names are the library's constants) */
+    static _Thread_local struct {
+        const char *name;
+        size_t len;
+    } ht[256];
+    const char *htn = etl_header_type_name(r->header_type);
+    if (ht[r->header_type].name != htn) {
+        ht[r->header_type].name = htn;
+        ht[r->header_type].len = strlen(htn);
     }
-    if (s->proc.name) {
-        json_key_string(j, "process_name", s->proc.name);
+    char *p = json_run_begin(j, RECORD_RUN_ROOM);
+    p = JSON_RUN_LIT(p, "\"position\":");
+    p = json_run_u64(p, r->position);
+    p = JSON_RUN_LIT(p, ",\"header_type\":");
+    p = json_run_string(j, p, htn, ht[r->header_type].len, RECORD_RUN_ROOM);
+    if (r->header_type == ETL_HT_UNKNOWN) {
+        p = JSON_RUN_LIT(p, ",\"raw_header_type\":");
+        p = json_run_u64(p, r->raw_header_type);
     }
-}
-
-/* cpu, flags, size, activity id and CPU times. */
-static void write_context(json_out *j, const etl_record *r)
-{
-    json_key_u64(j, "cpu", r->cpu);
-    json_key_u64(j, "flags", r->flags);
-    json_key_u64(j, "size", r->size);
+    p = JSON_RUN_LIT(p, ",\"timestamp\":");
+    static _Thread_local etl_time_cache tc; /* records come in time order: most share the last one's second */
+    if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, p + 1, &tc)) {
+        *p = '"'; /* the text's NUL at p + 1 + ETL_TIME_TEXT_LEN becomes its closing quote */
+        p[1 + ETL_TIME_TEXT_LEN] = '"';
+        p += ETL_TIME_TEXT_LEN + 2;
+    } else {
+        p = JSON_RUN_LIT(p, "null");
+    }
+    p = JSON_RUN_LIT(p, ",\"timestamp_raw\":");
+    p = json_run_i64(p, r->timestamp_raw);
+    p = JSON_RUN_LIT(p, ",\"provider\":");
+    if (r->has_provider)
+        p = run_guid(p, &r->provider);
+    else
+        p = JSON_RUN_LIT(p, "null");
+    p = JSON_RUN_LIT(p, ",\"event_id\":");
+    p = json_run_u64(p, r->event_id);
+    p = JSON_RUN_LIT(p, ",\"version\":");
+    p = json_run_u64(p, r->version);
+    p = JSON_RUN_LIT(p, ",\"channel\":");
+    p = json_run_u64(p, r->channel);
+    p = JSON_RUN_LIT(p, ",\"level\":");
+    p = json_run_u64(p, r->level);
+    p = JSON_RUN_LIT(p, ",\"opcode\":");
+    p = json_run_u64(p, r->opcode);
+    p = JSON_RUN_LIT(p, ",\"task\":");
+    p = json_run_u64(p, r->task);
+    p = JSON_RUN_LIT(p, ",\"keyword\":");
+    p = json_run_hex(p, r->keyword);
+    /* pid and tid, and the process the context names (procs.h) */
+    p = JSON_RUN_LIT(p, ",\"pid\":");
+    p = run_id(p, r->pid);
+    p = JSON_RUN_LIT(p, ",\"tid\":");
+    p = run_id(p, r->tid);
+    if (s->has_proc) {
+        if (s->proc.pid != r->pid) {
+            p = JSON_RUN_LIT(p, ",\"process_id\":");
+            p = json_run_u64(p, s->proc.pid);
+        }
+        if (s->proc.name) {
+            p = JSON_RUN_LIT(p, ",\"process_name\":");
+            p = json_run_string(j, p, s->proc.name, strlen(s->proc.name), RECORD_RUN_ROOM);
+        }
+    }
+    /* cpu, flags, size, activity id and CPU times */
+    p = JSON_RUN_LIT(p, ",\"cpu\":");
+    p = json_run_u64(p, r->cpu);
+    p = JSON_RUN_LIT(p, ",\"flags\":");
+    p = json_run_u64(p, r->flags);
+    p = JSON_RUN_LIT(p, ",\"size\":");
+    p = json_run_u64(p, r->size);
     if (r->has_activity_id) {
         static const etl_guid zero;
-        if (!etl_guid_equal(&r->activity_id, &zero))
-            key_guid(j, "activity_id", &r->activity_id);
+        if (!etl_guid_equal(&r->activity_id, &zero)) {
+            p = JSON_RUN_LIT(p, ",\"activity_id\":");
+            p = run_guid(p, &r->activity_id);
+        }
     }
     if (r->has_cpu_times) {
-        json_key_u64(j, "kernel_time", r->kernel_time);
-        json_key_u64(j, "user_time", r->user_time);
+        p = JSON_RUN_LIT(p, ",\"kernel_time\":");
+        p = json_run_u64(p, r->kernel_time);
+        p = JSON_RUN_LIT(p, ",\"user_time\":");
+        p = json_run_u64(p, r->user_time);
+    }
+    /* the system family's group and PEBS index in the run; its PMC counters and the other
+     * families' fields through write_family_fields */
+    bool system = etl_header_family(r->header_type) == ETL_FAMILY_SYSTEM;
+    if (system) {
+        p = JSON_RUN_LIT(p, ",\"group\":");
+        p = json_run_u64(p, r->group);
+        if (r->has_pebs) {
+            p = JSON_RUN_LIT(p, ",\"pebs_index\":");
+            p = json_run_u64(p, r->pebs_index);
+        }
+    }
+    if (!system || r->pmc_count) {
+        json_run_end(j, p);
+        write_family_fields(j, r);
+        p = json_room(j, RECORD_RUN_ROOM);
+    }
+    if (r->ext_count == 0)
+        p = JSON_RUN_LIT(p, ",\"ext\":[]");
+    json_run_end(j, p);
+    if (r->ext_count) {
+        json_key(j, "ext");
+        json_begin_array(j);
+        for (unsigned i = 0; i < r->ext_count; i++)
+            write_ext(j, &r->ext[i]);
+        json_end_array(j);
     }
 }
 
-/* What only some header families carry: the kernel group, PEBS and PMC counters (system
- * family), the instance ids (INSTANCE), the WPP message fields (MESSAGE). */
+/* What only some header families carry: the PMC counters (system family; its group and
+ * PEBS index are in write_header's run), the instance ids (INSTANCE), the WPP message fields (MESSAGE). */
 static void write_family_fields(json_out *j, const etl_record *r)
 {
     switch (etl_header_family(r->header_type)) {
-    case ETL_FAMILY_SYSTEM:
-        json_key_u64(j, "group", r->group);
-        if (r->has_pebs) {
-            json_key_u64(j, "pebs_index", r->pebs_index);
-        }
+    case ETL_FAMILY_SYSTEM: /* group and pebs_index: write_header's run */
         if (r->pmc_count) {
             json_key(j, "pmc");
             json_begin_array(j);
@@ -691,15 +766,7 @@ static void write_record(json_out *j, const par_slot *s, bool payload, const dec
 {
     const etl_record *r = s->r;
     json_begin_object(j);
-    write_identity(j, r);
-    write_process(j, s);
-    write_context(j, r);
-    write_family_fields(j, r);
-    json_key(j, "ext");
-    json_begin_array(j);
-    for (unsigned i = 0; i < r->ext_count; i++)
-        write_ext(j, &r->ext[i]);
-    json_end_array(j);
+    write_header(j, s);
     etl_error problem;
     if (etl_record_problem(r, &problem, NULL))
         json_key_string(j, "problem", problem.message);

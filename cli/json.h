@@ -297,6 +297,78 @@ JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pai
         p[-1] = pairs[2 * (v & 0xF) + 1];
 }
 
+/* Runs: a stretch of pairs whose size has a known bound (a record's header part: some 25
+ * literal keys and numbers) written through a cursor after one reservation and one separator
+ * decision, instead of one of each per pair.  json_run_begin reserves n bytes and returns where
+ * the run starts, after the level's comma if it needs one; the run's first piece has no comma of
+ * its own, every later one starts with its ','; json_run_end takes the cursor back and leaves
+ * the level needing a comma.  Keys in a run are literals with their quotes, colon and comma
+ * ("\",\"pid\":\""), copied by fixed moves: JSON_RUN_LIT. */
+JSON_INLINE char *json_run_begin(json_out *j, size_t n)
+{
+    char *d = json_room(j, n);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    return d + c;
+}
+JSON_INLINE void json_run_end(json_out *j, char *p)
+{
+    j->len = (size_t)(p - j->buf);
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = true;
+}
+JSON_INLINE char *json_run_lit(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+#define JSON_RUN_LIT(p, lit) json_run_lit((p), (lit), sizeof(lit) - 1)
+JSON_INLINE char *json_run_u64(char *p, uint64_t v)
+{
+    unsigned len = json_dec_len(v);
+    json_put_dec(p, v, len);
+    return p + len;
+}
+/* 21 bytes at most. */
+JSON_INLINE char *json_run_i64(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return json_run_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return json_run_u64(p, (uint64_t)v);
+}
+/* "0x..." (lower case), quoted: 20 bytes at most. */
+JSON_INLINE char *json_run_hex(char *p, uint64_t v)
+{
+    unsigned len = json_hex_len(v);
+    memcpy(p, "\"0x", 3);
+    json_put_hex(p + 3, v, len, etl_hex_pairs_lower);
+    p[3 + len] = '"';
+    return p + len + 4;
+}
+/* s[0..n), n <= JSON_SHORT_STRING, that needs no escaping, quoted: n + 2 bytes. */
+JSON_INLINE char *json_run_plain(char *p, const char *s, size_t n)
+{
+    *p = '"';
+    json_copy_short(p + 1, s, n);
+    p[n + 1] = '"';
+    return p + n + 2;
+}
+
+/* A string value in a run (after its key): a short one that needs no escaping in place; any
+ * other through json_string_n, the run then resumed with room for `resume` more bytes. */
+JSON_INLINE char *json_run_string(json_out *j, char *p, const char *s, size_t n, size_t resume)
+{
+    if (n <= JSON_SHORT_STRING && !json_needs_escape(s, n))
+        return json_run_plain(p, s, n);
+    json_run_end(j, p);
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false; /* its key is written: the value takes no comma */
+    json_string_n(j, s, n);
+    return json_room(j, resume);
+}
+
 /* [,]digits in one reservation. */
 JSON_INLINE void json_u64_at(json_out *j, uint64_t v)
 {

@@ -185,9 +185,6 @@ bool etl_format_filetime(int64_t ft, char out[ETL_TIME_STR_SIZE])
     return true;
 }
 
-/* Bytes of a formatted time (1601..9999: always this long). */
-#define ETL_TIME_TEXT_LEN 28
-
 bool etl_format_filetime_cached(int64_t ft, char out[ETL_TIME_STR_SIZE], etl_time_cache *c)
 {
     if (ft < 0 || ft > 2650467743999999999LL || ft / 10000000 != c->second || !c->valid) {
