@@ -170,43 +170,74 @@ done:
 static _Thread_local char value_text[ETL_VALUE_TEXT_CAP(65536)];
 static _Thread_local char value_out[ETL_VALUE_TEXT_CAP(65536)];
 
-static void write_value(json_out *j, const etl_item *it)
+/* Room a value takes in a run after its key (write_value): a number, a hex integer or a short
+ * string with its quotes. */
+#define VALUE_RUN_ROOM (JSON_SHORT_STRING + 8u)
+
+/* The item's key before the value when the value does not go in a run. */
+JSON_INLINE void value_key(json_out *j, const json_key_memo *key)
+{
+    if (key)
+        json_key_memo_write(j, key);
+}
+
+/* An item's value, after its key: `key` is the item's remembered key (field_key), written here,
+ * or NULL when the key is written already or there is none (an array element).  The common
+ * values - integers, hex integers, short strings that need no escaping - go out with their key
+ * in one run (json.h). */
+static void write_value(json_out *j, const etl_item *it, const json_key_memo *key)
 {
     etl_value v;
-    char *t = value_out;
+    char *t = value_out, *p;
     const size_t tcap = sizeof value_out;
     size_t n;
     etl_value_decode(it, &v, value_text, sizeof value_text);
     if (it->map && etl_value_map_text(it, &v, t, tcap, &n)) {
+        value_key(j, key);
         json_string_n(j, t, n); /* the value's names in its value map or bit map */
         return;
     }
     switch (v.kind) {
     case ETL_VALUE_INT:
         if (v.v.i >= -(int64_t)JSON_SAFE_INT && v.v.i <= (int64_t)JSON_SAFE_INT) {
-            json_i64(j, v.v.i);
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_i64(p, v.v.i));
         } else {
             n = etl_value_text(&v, t, tcap);
+            value_key(j, key);
             json_string_n(j, t, n);
         }
         return;
     case ETL_VALUE_UINT:
         if (etl_value_int_style(&v) == ETL_INT_HEX) { /* "0x1F": the value text, written directly */
-            json_hex_upper_u64(j, v.v.u);
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_hex_case(p, v.v.u, true));
             return;
         }
-        if (etl_value_int_style(&v) != ETL_INT_DECIMAL) { /* "5 (ERROR_ACCESS_DENIED)" */
-            n = etl_value_text(&v, t, tcap);
-            json_string_n(j, t, n);
+        if (etl_value_int_style(&v) == ETL_INT_DECIMAL && v.v.u <= JSON_SAFE_INT) {
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_u64(p, v.v.u));
             return;
         }
-        if (v.v.u <= JSON_SAFE_INT) {
-            json_u64(j, v.v.u);
+        /* "5 (ERROR_ACCESS_DENIED)", or beyond a double's integers */
+        n = etl_value_text(&v, t, tcap);
+        value_key(j, key);
+        json_string_n(j, t, n);
+        return;
+    case ETL_VALUE_STRING:
+        if (v.str_len <= JSON_SHORT_STRING && !json_needs_escape(v.str, v.str_len)) {
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_plain(p, v.str, v.str_len));
         } else {
-            n = etl_value_text(&v, t, tcap);
-            json_string_n(j, t, n);
+            value_key(j, key);
+            json_string_n(j, v.str, v.str_len);
         }
         return;
+    default:
+        break;
+    }
+    value_key(j, key);
+    switch (v.kind) {
     case ETL_VALUE_DOUBLE:
         n = etl_value_text(&v, t, tcap);
         if (isfinite(v.v.d))
@@ -216,9 +247,6 @@ static void write_value(json_out *j, const etl_item *it)
         return;
     case ETL_VALUE_BOOL:
         json_bool(j, v.v.b);
-        return;
-    case ETL_VALUE_STRING:
-        json_string_n(j, v.str, v.str_len);
         return;
     case ETL_VALUE_GUID: {
         char g[ETL_GUID_STR_SIZE];
@@ -247,18 +275,19 @@ static void write_value(json_out *j, const etl_item *it)
 
 /* The object key of an item (fields.h: "_N" on the Nth repeat of a name), remembered by the
  * writer under its schema's arena index and step: a schema in the decoder's cache stays, with
- * its names, until the decoder is freed (schema_cache.h), so the pair names one key. */
-static void field_key(json_out *j, const etl_fields *f, const etl_item *it)
+ * its names, until the decoder is freed (schema_cache.h), so the pair names one key.  Returns
+ * the remembered key for the caller to write (with its value: write_value), or NULL when the
+ * key was written here (met for the first time, or not one to remember). */
+static const json_key_memo *field_key(json_out *j, const etl_fields *f, const etl_item *it)
 {
     uint32_t schema = f->schema ? f->schema->index : UINT32_MAX;
     const json_key_memo *m = schema != UINT32_MAX ? json_key_memo_find(j, schema, it->step, NULL) : NULL;
-    if (m) {
-        json_key_memo_write(j, m);
-        return;
-    }
+    if (m)
+        return m;
     char key[ETL_ITEM_KEY_MAX];
     const char *k = etl_item_key(it, key, sizeof key);
     json_key_memoize(j, schema, it->step, k, strlen(k));
+    return NULL;
 }
 
 /* A key that etl_item_key may have returned in its own storage. */
@@ -284,6 +313,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
     static _Thread_local char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
     static _Thread_local char text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
     unsigned n_dos = 0;
+    bool dos_paths = vol && etl_volumes_count(vol); /* the trace maps volumes: some path may have a DOS form */
     in[0] = IN_OBJECT;
     json_key(j, "fields");
     json_begin_object(j);
@@ -293,10 +323,8 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
             break;
         switch (k) {
         case ETL_ITEM_VALUE:
-            if (in[depth] == IN_OBJECT)
-                field_key(j, f, &it);
-            write_value(j, &it);
-            if (vol && depth == 0 && n_dos < DOS_PATHS_MAX && etl_volumes_count(vol)) {
+            write_value(j, &it, in[depth] == IN_OBJECT ? field_key(j, f, &it) : NULL);
+            if (dos_paths && depth == 0 && n_dos < DOS_PATHS_MAX) {
                 etl_value v;
                 etl_value_decode(&it, &v, text, sizeof text);
                 if (v.kind == ETL_VALUE_STRING &&
@@ -309,7 +337,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
-                field_key(j, f, &it);
+                value_key(j, field_key(j, f, &it));
             if (k == ETL_ITEM_STRUCT_BEGIN)
                 json_begin_object(j);
             else

@@ -212,10 +212,6 @@ void json_string_n(json_out *j, const char *s, size_t n)
     raw_string(j, s, n);
 }
 
-/* Two digits per division, two hex digits per byte: the library's tables (etl_format.h). */
-#define digit_pairs etl_dec_pairs
-#define hex_pairs etl_hex_pairs_lower
-
 void json_u64_digits(json_out *j, uint64_t v)
 {
     json_u64_at(j, v);
@@ -245,26 +241,26 @@ void json_bool(json_out *j, bool v)
 }
 
 /* "0x" and the digits of v without leading zeros ("0x0" for 0), quoted, written in place. */
-static void hex_u64(json_out *j, uint64_t v, const char *pairs)
+static void hex_u64(json_out *j, uint64_t v, bool upper)
 {
     unsigned len = json_hex_len(v);
     char *d = room(j, 24);
     size_t c = take_comma(j);
     d[0] = ',';
     memcpy(d + c, "\"0x", 3);
-    json_put_hex(d + c + 3, v, len, pairs);
+    json_put_hex(d + c + 3, v, len, upper);
     d[c + 3 + len] = '"';
     j->len += c + len + 4;
 }
 
 void json_hex_u64(json_out *j, uint64_t v)
 {
-    hex_u64(j, v, hex_pairs);
+    hex_u64(j, v, false);
 }
 
 void json_hex_upper_u64(json_out *j, uint64_t v)
 {
-    hex_u64(j, v, etl_hex_pairs_upper);
+    hex_u64(j, v, true);
 }
 
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
