@@ -592,7 +592,7 @@ typedef struct guid_text {
 } guid_text;
 #define GUID_TEXT_SLOTS 16u
 
-JSON_INLINE char *run_guid(char *p, const etl_guid *g)
+static char *run_guid(char *p, const etl_guid *g)
 {
     static _Thread_local guid_text memo[GUID_TEXT_SLOTS];
     guid_text *m = &memo[(g->data1 ^ g->data2 ^ g->data4[7]) % GUID_TEXT_SLOTS];
@@ -605,6 +605,69 @@ JSON_INLINE char *run_guid(char *p, const etl_guid *g)
     memcpy(p + 1, m->text, ETL_GUID_STR_SIZE - 1);
     p[ETL_GUID_STR_SIZE] = '"';
     return p + ETL_GUID_STR_SIZE + 1;
+}
+
+/* The run's part from "provider" to "keyword" - what one event kind's records share: ~170
+ * bytes at most (KIND_TEXT_MAX), remembered per thread in a few slots by those values and copied
+ * whole when met again instead of formatted (seven numbers, a GUID). */
+#define KIND_TEXT_MAX 192u
+#define KIND_TEXT_SLOTS 64u
+typedef struct kind_text {
+    etl_guid provider;
+    uint64_t ids;     /* event_id, version, channel, level, opcode, task (kind_ids) */
+    uint64_t keyword;
+    bool has_provider, valid;
+    uint8_t len;
+    char text[KIND_TEXT_MAX];
+} kind_text;
+
+JSON_INLINE uint64_t kind_ids(const etl_record *r)
+{
+    return (uint64_t)r->event_id | (uint64_t)r->version << 16 | (uint64_t)r->channel << 24 |
+           (uint64_t)r->level << 32 | (uint64_t)r->opcode << 40 | (uint64_t)r->task << 48;
+}
+
+static void kind_format(kind_text *m, const etl_record *r)
+{
+    char *p = m->text;
+    p = JSON_RUN_LIT(p, ",\"provider\":");
+    if (r->has_provider)
+        p = run_guid(p, &r->provider);
+    else
+        p = JSON_RUN_LIT(p, "null");
+    p = JSON_RUN_LIT(p, ",\"event_id\":");
+    p = json_run_u64(p, r->event_id);
+    p = JSON_RUN_LIT(p, ",\"version\":");
+    p = json_run_u64(p, r->version);
+    p = JSON_RUN_LIT(p, ",\"channel\":");
+    p = json_run_u64(p, r->channel);
+    p = JSON_RUN_LIT(p, ",\"level\":");
+    p = json_run_u64(p, r->level);
+    p = JSON_RUN_LIT(p, ",\"opcode\":");
+    p = json_run_u64(p, r->opcode);
+    p = JSON_RUN_LIT(p, ",\"task\":");
+    p = json_run_u64(p, r->task);
+    p = JSON_RUN_LIT(p, ",\"keyword\":");
+    p = json_run_hex(p, r->keyword);
+    m->len = (uint8_t)(p - m->text);
+    m->provider = r->provider;
+    m->has_provider = r->has_provider;
+    m->ids = kind_ids(r);
+    m->keyword = r->keyword;
+    m->valid = true;
+}
+
+JSON_INLINE char *run_kind(char *p, const etl_record *r)
+{
+    static _Thread_local kind_text memo[KIND_TEXT_SLOTS];
+    uint64_t ids = kind_ids(r);
+    kind_text *m = &memo[(ids * 0x9E3779B97F4A7C15ULL ^ r->provider.data1) >> 58];
+    _Static_assert(KIND_TEXT_SLOTS == 64u, "the slot is a hash's top 6 bits");
+    if (!m->valid || m->ids != ids || m->keyword != r->keyword || m->has_provider != r->has_provider ||
+        (r->has_provider && memcmp(&m->provider, &r->provider, sizeof r->provider) != 0))
+        kind_format(m, r);
+    memcpy(p, m->text, sizeof m->text);
+    return p + m->len;
 }
 
 JSON_INLINE char *run_id(char *p, uint32_t id)
@@ -649,25 +712,7 @@ static void write_header(json_out *j, const par_slot *s)
     }
     p = JSON_RUN_LIT(p, ",\"timestamp_raw\":");
     p = json_run_i64(p, r->timestamp_raw);
-    p = JSON_RUN_LIT(p, ",\"provider\":");
-    if (r->has_provider)
-        p = run_guid(p, &r->provider);
-    else
-        p = JSON_RUN_LIT(p, "null");
-    p = JSON_RUN_LIT(p, ",\"event_id\":");
-    p = json_run_u64(p, r->event_id);
-    p = JSON_RUN_LIT(p, ",\"version\":");
-    p = json_run_u64(p, r->version);
-    p = JSON_RUN_LIT(p, ",\"channel\":");
-    p = json_run_u64(p, r->channel);
-    p = JSON_RUN_LIT(p, ",\"level\":");
-    p = json_run_u64(p, r->level);
-    p = JSON_RUN_LIT(p, ",\"opcode\":");
-    p = json_run_u64(p, r->opcode);
-    p = JSON_RUN_LIT(p, ",\"task\":");
-    p = json_run_u64(p, r->task);
-    p = JSON_RUN_LIT(p, ",\"keyword\":");
-    p = json_run_hex(p, r->keyword);
+    p = run_kind(p, r); /* provider to keyword */
     /* pid and tid, and the process the context names (procs.h) */
     p = JSON_RUN_LIT(p, ",\"pid\":");
     p = run_id(p, r->pid);

@@ -97,6 +97,16 @@ static void escape_piece(json_out *j, const char *s, size_t n)
     }
     char *d = room(j, 6 * n);
     for (size_t i = 0; i < n; i++) {
+        /* a word with nothing to escape goes as a whole (a message's text is mostly words
+         * between a few line breaks) */
+        uint64_t w;
+        while (i + 8 <= n && (memcpy(&w, s + i, 8), !json_word_needs_escape(w))) {
+            memcpy(d, &w, 8);
+            d += 8;
+            i += 8;
+        }
+        if (i == n)
+            break;
         unsigned char c = (unsigned char)s[i];
         if (!escaped[c]) {
             *d++ = (char)c;
