@@ -20,7 +20,7 @@
  * a pointer: etldump's are a schema's arena index and a step, or a name kind and the name),
  * kept in JSON form, so one met again is one fixed copy instead of a length, an escape scan and
  * a copy.  Direct-mapped: a slot holds the last of its hash. */
-#define JSON_KEY_MEMO_SLOTS 1024u
+#define JSON_KEY_MEMO_SLOTS 4096u
 typedef struct json_key_memo {
     uint32_t a1, b;  /* identity; a1 = a + 1 (0: an empty slot) */
     const void *tag; /* identity */
@@ -187,8 +187,8 @@ JSON_INLINE void json_key(json_out *j, const char *key)
  * for the writer's life. */
 JSON_INLINE size_t json_key_memo_slot(uint32_t a, uint32_t b)
 {
-    _Static_assert(JSON_KEY_MEMO_SLOTS == 1u << 10, "the slot is the hash's top 10 bits");
-    return ((a + 1u) * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 22;
+    _Static_assert(JSON_KEY_MEMO_SLOTS == 1u << 12, "the slot is the hash's top 12 bits");
+    return ((a + 1u) * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 20;
 }
 JSON_INLINE const json_key_memo *json_key_memo_find(const json_out *j, uint32_t a, uint32_t b, const void *tag)
 {
