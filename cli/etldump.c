@@ -278,12 +278,17 @@ static void write_value(json_out *j, const etl_item *it, const json_key_memo *ke
  * its names, until the decoder is freed (schema_cache.h), so the pair names one key.  Returns
  * the remembered key for the caller to write (with its value: write_value), or NULL when the
  * key was written here (met for the first time, or not one to remember). */
-static const json_key_memo *field_key(json_out *j, const etl_fields *f, const etl_item *it)
+static const json_key_memo *field_key_new(json_out *j, const etl_item *it, uint32_t schema);
+JSON_INLINE const json_key_memo *field_key(json_out *j, const etl_fields *f, const etl_item *it)
 {
     uint32_t schema = f->schema ? f->schema->index : UINT32_MAX;
     const json_key_memo *m = schema != UINT32_MAX ? json_key_memo_find(j, schema, it->step, NULL) : NULL;
-    if (m)
-        return m;
+    return m ? m : field_key_new(j, it, schema);
+}
+
+/* field_key's key met for the first time (or not one to remember): written here. */
+static const json_key_memo *field_key_new(json_out *j, const etl_item *it, uint32_t schema)
+{
     char key[ETL_ITEM_KEY_MAX];
     const char *k = etl_item_key(it, key, sizeof key);
     json_key_memoize(j, schema, it->step, k, strlen(k));
