@@ -640,18 +640,20 @@ static void kind_format(kind_text *m, const etl_record *r)
         p = run_guid(p, &r->provider);
     else
         p = JSON_RUN_LIT(p, "null");
-    p = JSON_RUN_LIT(p, ",\"event_id\":");
-    p = json_run_u64(p, r->event_id);
-    p = JSON_RUN_LIT(p, ",\"version\":");
-    p = json_run_u64(p, r->version);
-    p = JSON_RUN_LIT(p, ",\"channel\":");
-    p = json_run_u64(p, r->channel);
-    p = JSON_RUN_LIT(p, ",\"level\":");
-    p = json_run_u64(p, r->level);
-    p = JSON_RUN_LIT(p, ",\"opcode\":");
-    p = json_run_u64(p, r->opcode);
-    p = JSON_RUN_LIT(p, ",\"task\":");
-    p = json_run_u64(p, r->task);
+    /* the numbers in key order (a miss only: a loop over a table is fine here) */
+#define KIND_NUMBER(key, value) {key, sizeof key - 1, value}
+    const struct {
+        const char *key;
+        size_t len;
+        uint64_t value;
+    } numbers[] = {
+        KIND_NUMBER(",\"event_id\":", r->event_id), KIND_NUMBER(",\"version\":", r->version),
+        KIND_NUMBER(",\"channel\":", r->channel),   KIND_NUMBER(",\"level\":", r->level),
+        KIND_NUMBER(",\"opcode\":", r->opcode),     KIND_NUMBER(",\"task\":", r->task),
+    };
+#undef KIND_NUMBER
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        p = json_run_u64(json_run_lit(p, numbers[i].key, numbers[i].len), numbers[i].value);
     p = JSON_RUN_LIT(p, ",\"keyword\":");
     p = json_run_hex(p, r->keyword);
     m->len = (uint8_t)(p - m->text);
