@@ -509,6 +509,80 @@ JSON_INLINE void key_schema_name(json_out *j, const etl_schema *s, uint32_t whic
         json_pair_memoize(j, s->index, which, name, key, name);
 }
 
+/* The names of a decoded manifest or classic record - provider_name (and its source) to
+ * keywords_name - as one block of text remembered per thread by the schema and the names'
+ * addresses, when every name is a string of the schema (stable for the decoder's life, as for
+ * key_schema_name), short and free of escapes: one lookup and one copy instead of a lookup and
+ * a copy per name.  Other records take key_schema_name name by name. */
+#define NAMES_NAMES 7
+#define NAMES_TEXT_MAX 640u /* 7 pairs of 64-byte names with their keys, and the source pair */
+#define NAMES_SLOTS 64u
+typedef struct names_text {
+    const etl_schema *schema;
+    const char *names[NAMES_NAMES]; /* provider, event, task, opcode, level, channel, keywords */
+    etl_name_source from;
+    bool valid, ok; /* ok: the names make a block (else write them one by one) */
+    uint16_t len;
+    char text[NAMES_TEXT_MAX]; /* each pair with its leading ',' */
+} names_text;
+
+static void names_fill(names_text *m, const etl_resolved *res, const char *const names[NAMES_NAMES])
+{
+#define NAMES_KEY(k) {",\"" k "\":", sizeof(k) + 3}
+    static const struct {
+        const char *key;
+        size_t len;
+    } keys[NAMES_NAMES] = {NAMES_KEY("provider_name"), NAMES_KEY("event_name"),   NAMES_KEY("task_name"),
+                           NAMES_KEY("opcode_name"),   NAMES_KEY("level_name"),   NAMES_KEY("channel_name"),
+                           NAMES_KEY("keywords_name")};
+#undef NAMES_KEY
+    static const char source[] = ",\"provider_name_source\":\"well-known\"";
+    const etl_schema *s = res->schema;
+    m->valid = true;
+    m->ok = false;
+    m->schema = s;
+    m->from = res->provider_name_from;
+    memcpy(m->names, names, sizeof m->names);
+    char *p = m->text;
+    uintptr_t base = (uintptr_t)s->strings;
+    for (unsigned i = 0; i < NAMES_NAMES; i++) {
+        const char *name = names[i];
+        if (!name)
+            continue;
+        if ((uintptr_t)name < base || (uintptr_t)name >= base + s->strings_len)
+            return; /* not the schema's string: its text may change under the same address */
+        size_t n = strlen(name);
+        if (n > JSON_SHORT_STRING || json_needs_escape(name, n))
+            return;
+        p = json_run_plain(json_run_lit(p, keys[i].key, keys[i].len), name, n);
+        if (i == 0 && res->provider_name_from == ETL_NAME_KNOWN)
+            p = JSON_RUN_LIT(p, source);
+    }
+    m->len = (uint16_t)(p - m->text);
+    m->ok = p > m->text;
+}
+
+/* Write the names block of res; false when its names do not make one (nothing written). */
+static bool names_block(json_out *j, const etl_resolved *res)
+{
+    static _Thread_local names_text memo[NAMES_SLOTS];
+    const etl_schema *s = res->schema;
+    if (!s || s->index == UINT32_MAX)
+        return false;
+    const char *names[NAMES_NAMES] = {res->provider_name, res->event_name,   res->task_name,    res->opcode_name,
+                                      res->level_name,    res->channel_name, res->keywords_name};
+    names_text *m = &memo[(s->index * 0x9E3779B1u) >> 26];
+    _Static_assert(NAMES_SLOTS == 64u, "the slot is the hash's top 6 bits");
+    if (!m->valid || m->schema != s || m->from != res->provider_name_from || memcmp(m->names, names, sizeof names) != 0)
+        names_fill(m, res, names);
+    if (!m->ok)
+        return false;
+    char *p = json_run_begin(j, NAMES_TEXT_MAX);
+    memcpy(p, m->text + 1, m->len - 1u); /* the first pair's comma: json_run_begin's */
+    json_run_end(j, p + m->len - 1u);
+    return true;
+}
+
 static void write_schema_missing(json_out *j, const etl_record *r, const etl_resolved *res)
 {
     char g[ETL_GUID_STR_SIZE];
@@ -537,7 +611,10 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     if (res->kind == ETL_RESOLVE_NONE)
         return;
     etl_decoder_fields(r, res, &f);
-    if (res->provider_name) {
+    /* a decoded record of a manifest or classic schema: its names may go as one block */
+    bool block = st != ETL_RESOLVE_NOT_APPLICABLE && st != ETL_RESOLVE_SCHEMA_MISSING &&
+                 st != ETL_RESOLVE_SCHEMA_ERROR && res->kind != ETL_RESOLVE_TRACELOGGING && names_block(j, res);
+    if (res->provider_name && !block) {
         key_schema_name(j, res->schema, NAME_PROVIDER, "provider_name", res->provider_name);
         if (res->provider_name_from == ETL_NAME_KNOWN) /* not from the trace or a schema: the library's table */
             json_key_string(j, "provider_name_source", "well-known");
@@ -555,17 +632,20 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     default:
         break;
     }
-    key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* never NULL here */
     if (res->kind == ETL_RESOLVE_TRACELOGGING) {
+        key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* never NULL here */
         write_tags(j, res->schema);
         write_fields(j, &f, d->volumes, r);
         return;
     }
-    key_schema_name(j, res->schema, NAME_TASK, "task_name", res->task_name);
-    key_schema_name(j, res->schema, NAME_OPCODE, "opcode_name", res->opcode_name);
-    key_schema_name(j, res->schema, NAME_LEVEL, "level_name", res->level_name);
-    key_schema_name(j, res->schema, NAME_CHANNEL, "channel_name", res->channel_name);
-    key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
+    if (!block) {
+        key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name);
+        key_schema_name(j, res->schema, NAME_TASK, "task_name", res->task_name);
+        key_schema_name(j, res->schema, NAME_OPCODE, "opcode_name", res->opcode_name);
+        key_schema_name(j, res->schema, NAME_LEVEL, "level_name", res->level_name);
+        key_schema_name(j, res->schema, NAME_CHANNEL, "channel_name", res->channel_name);
+        key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
+    }
     if (res->has_message) {
         size_t n = etl_decoder_message_in(d->dec, r, res, &message_scratch, message_text, sizeof message_text);
         json_key(j, "message");
