@@ -96,17 +96,19 @@ static void escape_piece(json_out *j, const char *s, size_t n)
         return;
     }
     char *d = room(j, 6 * n);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, stop = 0; i < n; i++) {
         /* a word with nothing to escape goes as a whole (a message's text is mostly words
-         * between a few line breaks) */
+         * between line breaks); the word with an escape then byte by byte, once */
         uint64_t w;
-        while (i + 8 <= n && (memcpy(&w, s + i, 8), !json_word_needs_escape(w))) {
+        while (i >= stop && i + 8 <= n && (memcpy(&w, s + i, 8), !json_word_needs_escape(w))) {
             memcpy(d, &w, 8);
             d += 8;
             i += 8;
         }
         if (i == n)
             break;
+        if (i >= stop)
+            stop = i + 8;
         unsigned char c = (unsigned char)s[i];
         if (!escaped[c]) {
             *d++ = (char)c;
