@@ -96,19 +96,26 @@ static void escape_piece(json_out *j, const char *s, size_t n)
         return;
     }
     char *d = room(j, 6 * n);
-    for (size_t i = 0, stop = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         /* a word with nothing to escape goes as a whole (a message's text is mostly words
-         * between line breaks); the word with an escape then byte by byte, once */
+         * between line breaks; a path has a '\\' every few bytes): whole words, then the bytes
+         * before the word's first escape at once */
         uint64_t w;
-        while (i >= stop && i + 8 <= n && (memcpy(&w, s + i, 8), !json_word_needs_escape(w))) {
+        while (i + 8 <= n && (memcpy(&w, s + i, 8), !json_word_needs_escape(w))) {
             memcpy(d, &w, 8);
             d += 8;
             i += 8;
         }
         if (i == n)
             break;
-        if (i >= stop)
-            stop = i + 8;
+#if JSON_SWAR
+        if (i + 8 <= n) { /* w holds an escape: its lowest flagged byte is the first (json.h) */
+            unsigned k = (unsigned)__builtin_ctzll(json_word_escape_bits(w)) / 8u;
+            memcpy(d, &w, 8); /* the k clean bytes; the rest is overwritten next */
+            d += k;
+            i += k;
+        }
+#endif
         unsigned char c = (unsigned char)s[i];
         if (!escaped[c]) {
             *d++ = (char)c;

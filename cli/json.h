@@ -58,11 +58,18 @@ void json_string_n(json_out *j, const char *s, size_t n);
  * as a whole, whatever the byte order: (x - 0x01..) & ~x & 0x80.. is non-zero exactly when a byte
  * of x is zero, (w - 0x20..) & ~w & 0x80.. exactly when a byte of w is below 0x20.  Bytes >= 0x80
  * (UTF-8) never count. */
-JSON_INLINE bool json_word_needs_escape(uint64_t w)
+JSON_INLINE uint64_t json_word_escape_bits(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
     uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
     return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high;
+}
+/* The bits are exact for the word as a whole, and for its lowest flagged byte: a borrow only
+ * runs upward from a byte that is flagged itself (so, little-endian, the first byte in memory
+ * that needs escaping is the lowest set bit's). */
+JSON_INLINE bool json_word_needs_escape(uint64_t w)
+{
+    return json_word_escape_bits(w) != 0;
 }
 
 /* Does s[0..n) need escaping?  Whole words at a time, the last word overlapping the one before
