@@ -170,43 +170,74 @@ done:
 static _Thread_local char value_text[ETL_VALUE_TEXT_CAP(65536)];
 static _Thread_local char value_out[ETL_VALUE_TEXT_CAP(65536)];
 
-static void write_value(json_out *j, const etl_item *it)
+/* Room a value takes in a run after its key (write_value): a number, a hex integer or a short
+ * string with its quotes. */
+#define VALUE_RUN_ROOM (JSON_SHORT_STRING + 8u)
+
+/* The item's key before the value when the value does not go in a run. */
+JSON_INLINE void value_key(json_out *j, const json_key_memo *key)
+{
+    if (key)
+        json_key_memo_write(j, key);
+}
+
+/* An item's value, after its key: `key` is the item's remembered key (field_key), written here,
+ * or NULL when the key is written already or there is none (an array element).  The common
+ * values - integers, hex integers, short strings that need no escaping - go out with their key
+ * in one run (json.h). */
+static void write_value(json_out *j, const etl_item *it, const json_key_memo *key)
 {
     etl_value v;
-    char *t = value_out;
+    char *t = value_out, *p;
     const size_t tcap = sizeof value_out;
     size_t n;
     etl_value_decode(it, &v, value_text, sizeof value_text);
     if (it->map && etl_value_map_text(it, &v, t, tcap, &n)) {
+        value_key(j, key);
         json_string_n(j, t, n); /* the value's names in its value map or bit map */
         return;
     }
     switch (v.kind) {
     case ETL_VALUE_INT:
         if (v.v.i >= -(int64_t)JSON_SAFE_INT && v.v.i <= (int64_t)JSON_SAFE_INT) {
-            json_i64(j, v.v.i);
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_i64(p, v.v.i));
         } else {
             n = etl_value_text(&v, t, tcap);
+            value_key(j, key);
             json_string_n(j, t, n);
         }
         return;
     case ETL_VALUE_UINT:
         if (etl_value_int_style(&v) == ETL_INT_HEX) { /* "0x1F": the value text, written directly */
-            json_hex_upper_u64(j, v.v.u);
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_hex_case(p, v.v.u, true));
             return;
         }
-        if (etl_value_int_style(&v) != ETL_INT_DECIMAL) { /* "5 (ERROR_ACCESS_DENIED)" */
-            n = etl_value_text(&v, t, tcap);
-            json_string_n(j, t, n);
+        if (etl_value_int_style(&v) == ETL_INT_DECIMAL && v.v.u <= JSON_SAFE_INT) {
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_u64(p, v.v.u));
             return;
         }
-        if (v.v.u <= JSON_SAFE_INT) {
-            json_u64(j, v.v.u);
+        /* "5 (ERROR_ACCESS_DENIED)", or beyond a double's integers */
+        n = etl_value_text(&v, t, tcap);
+        value_key(j, key);
+        json_string_n(j, t, n);
+        return;
+    case ETL_VALUE_STRING:
+        if (v.str_len <= JSON_SHORT_STRING && !json_needs_escape(v.str, v.str_len)) {
+            p = json_run_begin_memo(j, key, VALUE_RUN_ROOM);
+            json_run_end(j, json_run_plain(p, v.str, v.str_len));
         } else {
-            n = etl_value_text(&v, t, tcap);
-            json_string_n(j, t, n);
+            value_key(j, key);
+            json_string_n(j, v.str, v.str_len);
         }
         return;
+    default:
+        break;
+    }
+    value_key(j, key);
+    switch (v.kind) {
     case ETL_VALUE_DOUBLE:
         n = etl_value_text(&v, t, tcap);
         if (isfinite(v.v.d))
@@ -216,9 +247,6 @@ static void write_value(json_out *j, const etl_item *it)
         return;
     case ETL_VALUE_BOOL:
         json_bool(j, v.v.b);
-        return;
-    case ETL_VALUE_STRING:
-        json_string_n(j, v.str, v.str_len);
         return;
     case ETL_VALUE_GUID: {
         char g[ETL_GUID_STR_SIZE];
@@ -247,18 +275,24 @@ static void write_value(json_out *j, const etl_item *it)
 
 /* The object key of an item (fields.h: "_N" on the Nth repeat of a name), remembered by the
  * writer under its schema's arena index and step: a schema in the decoder's cache stays, with
- * its names, until the decoder is freed (schema_cache.h), so the pair names one key. */
-static void field_key(json_out *j, const etl_fields *f, const etl_item *it)
+ * its names, until the decoder is freed (schema_cache.h), so the pair names one key.  Returns
+ * the remembered key for the caller to write (with its value: write_value), or NULL when the
+ * key was written here (met for the first time, or not one to remember). */
+static const json_key_memo *field_key_new(json_out *j, const etl_item *it, uint32_t schema);
+JSON_INLINE const json_key_memo *field_key(json_out *j, const etl_fields *f, const etl_item *it)
 {
     uint32_t schema = f->schema ? f->schema->index : UINT32_MAX;
     const json_key_memo *m = schema != UINT32_MAX ? json_key_memo_find(j, schema, it->step, NULL) : NULL;
-    if (m) {
-        json_key_memo_write(j, m);
-        return;
-    }
+    return m ? m : field_key_new(j, it, schema);
+}
+
+/* field_key's key met for the first time (or not one to remember): written here. */
+static const json_key_memo *field_key_new(json_out *j, const etl_item *it, uint32_t schema)
+{
     char key[ETL_ITEM_KEY_MAX];
     const char *k = etl_item_key(it, key, sizeof key);
     json_key_memoize(j, schema, it->step, k, strlen(k));
+    return NULL;
 }
 
 /* A key that etl_item_key may have returned in its own storage. */
@@ -284,6 +318,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
     static _Thread_local char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
     static _Thread_local char text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
     unsigned n_dos = 0;
+    bool dos_paths = vol && etl_volumes_count(vol); /* the trace maps volumes: some path may have a DOS form */
     in[0] = IN_OBJECT;
     json_key(j, "fields");
     json_begin_object(j);
@@ -293,10 +328,8 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
             break;
         switch (k) {
         case ETL_ITEM_VALUE:
-            if (in[depth] == IN_OBJECT)
-                field_key(j, f, &it);
-            write_value(j, &it);
-            if (vol && depth == 0 && n_dos < DOS_PATHS_MAX && etl_volumes_count(vol)) {
+            write_value(j, &it, in[depth] == IN_OBJECT ? field_key(j, f, &it) : NULL);
+            if (dos_paths && depth == 0 && n_dos < DOS_PATHS_MAX) {
                 etl_value v;
                 etl_value_decode(&it, &v, text, sizeof text);
                 if (v.kind == ETL_VALUE_STRING &&
@@ -309,7 +342,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
         case ETL_ITEM_STRUCT_BEGIN:
         case ETL_ITEM_ARRAY_BEGIN:
             if (in[depth] == IN_OBJECT)
-                field_key(j, f, &it);
+                value_key(j, field_key(j, f, &it));
             if (k == ETL_ITEM_STRUCT_BEGIN)
                 json_begin_object(j);
             else
@@ -476,6 +509,80 @@ JSON_INLINE void key_schema_name(json_out *j, const etl_schema *s, uint32_t whic
         json_pair_memoize(j, s->index, which, name, key, name);
 }
 
+/* The names of a decoded manifest or classic record - provider_name (and its source) to
+ * keywords_name - as one block of text remembered per thread by the schema and the names'
+ * addresses, when every name is a string of the schema (stable for the decoder's life, as for
+ * key_schema_name), short and free of escapes: one lookup and one copy instead of a lookup and
+ * a copy per name.  Other records take key_schema_name name by name. */
+#define NAMES_NAMES 7
+#define NAMES_TEXT_MAX 640u /* 7 pairs of 64-byte names with their keys, and the source pair */
+#define NAMES_SLOTS 64u
+typedef struct names_text {
+    const etl_schema *schema;
+    const char *names[NAMES_NAMES]; /* provider, event, task, opcode, level, channel, keywords */
+    etl_name_source from;
+    bool valid, ok; /* ok: the names make a block (else write them one by one) */
+    uint16_t len;
+    char text[NAMES_TEXT_MAX]; /* each pair with its leading ',' */
+} names_text;
+
+static void names_fill(names_text *m, const etl_resolved *res, const char *const names[NAMES_NAMES])
+{
+#define NAMES_KEY(k) {",\"" k "\":", sizeof(k) + 3}
+    static const struct {
+        const char *key;
+        size_t len;
+    } keys[NAMES_NAMES] = {NAMES_KEY("provider_name"), NAMES_KEY("event_name"),   NAMES_KEY("task_name"),
+                           NAMES_KEY("opcode_name"),   NAMES_KEY("level_name"),   NAMES_KEY("channel_name"),
+                           NAMES_KEY("keywords_name")};
+#undef NAMES_KEY
+    static const char source[] = ",\"provider_name_source\":\"well-known\"";
+    const etl_schema *s = res->schema;
+    m->valid = true;
+    m->ok = false;
+    m->schema = s;
+    m->from = res->provider_name_from;
+    memcpy(m->names, names, sizeof m->names);
+    char *p = m->text;
+    uintptr_t base = (uintptr_t)s->strings;
+    for (unsigned i = 0; i < NAMES_NAMES; i++) {
+        const char *name = names[i];
+        if (!name)
+            continue;
+        if ((uintptr_t)name < base || (uintptr_t)name >= base + s->strings_len)
+            return; /* not the schema's string: its text may change under the same address */
+        size_t n = strlen(name);
+        if (n > JSON_SHORT_STRING || json_needs_escape(name, n))
+            return;
+        p = json_run_plain(json_run_lit(p, keys[i].key, keys[i].len), name, n);
+        if (i == 0 && res->provider_name_from == ETL_NAME_KNOWN)
+            p = JSON_RUN_LIT(p, source);
+    }
+    m->len = (uint16_t)(p - m->text);
+    m->ok = p > m->text;
+}
+
+/* Write the names block of res; false when its names do not make one (nothing written). */
+static bool names_block(json_out *j, const etl_resolved *res)
+{
+    static _Thread_local names_text memo[NAMES_SLOTS];
+    const etl_schema *s = res->schema;
+    if (!s || s->index == UINT32_MAX)
+        return false;
+    const char *names[NAMES_NAMES] = {res->provider_name, res->event_name,   res->task_name,    res->opcode_name,
+                                      res->level_name,    res->channel_name, res->keywords_name};
+    names_text *m = &memo[(s->index * 0x9E3779B1u) >> 26];
+    _Static_assert(NAMES_SLOTS == 64u, "the slot is the hash's top 6 bits");
+    if (!m->valid || m->schema != s || m->from != res->provider_name_from || memcmp(m->names, names, sizeof names) != 0)
+        names_fill(m, res, names);
+    if (!m->ok)
+        return false;
+    char *p = json_run_begin(j, NAMES_TEXT_MAX);
+    memcpy(p, m->text + 1, m->len - 1u); /* the first pair's comma: json_run_begin's */
+    json_run_end(j, p + m->len - 1u);
+    return true;
+}
+
 static void write_schema_missing(json_out *j, const etl_record *r, const etl_resolved *res)
 {
     char g[ETL_GUID_STR_SIZE];
@@ -504,7 +611,10 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     if (res->kind == ETL_RESOLVE_NONE)
         return;
     etl_decoder_fields(r, res, &f);
-    if (res->provider_name) {
+    /* a decoded record of a manifest or classic schema: its names may go as one block */
+    bool block = st != ETL_RESOLVE_NOT_APPLICABLE && st != ETL_RESOLVE_SCHEMA_MISSING &&
+                 st != ETL_RESOLVE_SCHEMA_ERROR && res->kind != ETL_RESOLVE_TRACELOGGING && names_block(j, res);
+    if (res->provider_name && !block) {
         key_schema_name(j, res->schema, NAME_PROVIDER, "provider_name", res->provider_name);
         if (res->provider_name_from == ETL_NAME_KNOWN) /* not from the trace or a schema: the library's table */
             json_key_string(j, "provider_name_source", "well-known");
@@ -522,17 +632,20 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     default:
         break;
     }
-    key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* never NULL here */
     if (res->kind == ETL_RESOLVE_TRACELOGGING) {
+        key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name); /* never NULL here */
         write_tags(j, res->schema);
         write_fields(j, &f, d->volumes, r);
         return;
     }
-    key_schema_name(j, res->schema, NAME_TASK, "task_name", res->task_name);
-    key_schema_name(j, res->schema, NAME_OPCODE, "opcode_name", res->opcode_name);
-    key_schema_name(j, res->schema, NAME_LEVEL, "level_name", res->level_name);
-    key_schema_name(j, res->schema, NAME_CHANNEL, "channel_name", res->channel_name);
-    key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
+    if (!block) {
+        key_schema_name(j, res->schema, NAME_EVENT, "event_name", res->event_name);
+        key_schema_name(j, res->schema, NAME_TASK, "task_name", res->task_name);
+        key_schema_name(j, res->schema, NAME_OPCODE, "opcode_name", res->opcode_name);
+        key_schema_name(j, res->schema, NAME_LEVEL, "level_name", res->level_name);
+        key_schema_name(j, res->schema, NAME_CHANNEL, "channel_name", res->channel_name);
+        key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
+    }
     if (res->has_message) {
         size_t n = etl_decoder_message_in(d->dec, r, res, &message_scratch, message_text, sizeof message_text);
         json_key(j, "message");
@@ -548,92 +661,214 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
     }
 }
 
-/* The header's identity and timing: position to keyword. */
-static void write_identity(json_out *j, const etl_record *r)
+/* The record's header part as one run (json.h): position to keyword, pid to process_name, cpu
+ * to user_time, and the system family's group and pebs_index, ending with "ext" when it is
+ * empty - about 25 literal keys and numbers behind one reservation.  RECORD_RUN_ROOM bounds the
+ * run (each key with its value at its longest); a string that is long or needs escaping goes
+ * out through json.c and the run resumes (json_run_string). */
+#define RECORD_RUN_ROOM 1024u
+
+/* The provider GUID's text, remembered per thread in a few slots by GUID: a trace has few
+ * providers, so formatting one is mostly a 16-byte compare and a 36-byte copy. */
+typedef struct guid_text {
+    etl_guid g;
+    bool valid;
+    char text[ETL_GUID_STR_SIZE];
+} guid_text;
+#define GUID_TEXT_SLOTS 16u
+
+static char *run_guid(char *p, const etl_guid *g)
 {
-    char ts[ETL_TIME_STR_SIZE];
-    json_key_u64(j, "position", r->position);
-    json_key_string(j, "header_type", etl_header_type_name(r->header_type));
-    if (r->header_type == ETL_HT_UNKNOWN) {
-        json_key_u64(j, "raw_header_type", r->raw_header_type);
+    static _Thread_local guid_text memo[GUID_TEXT_SLOTS];
+    guid_text *m = &memo[(g->data1 ^ g->data2 ^ g->data4[7]) % GUID_TEXT_SLOTS];
+    if (!m->valid || memcmp(&m->g, g, sizeof *g) != 0) {
+        m->g = *g;
+        etl_format_guid(g, m->text);
+        m->valid = true;
     }
-    json_key(j, "timestamp");
-    static _Thread_local etl_time_cache tc; /* records come in time order: most share the last one's second */
-    if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, ts, &tc))
-        json_string(j, ts);
+    *p = '"';
+    memcpy(p + 1, m->text, ETL_GUID_STR_SIZE - 1);
+    p[ETL_GUID_STR_SIZE] = '"';
+    return p + ETL_GUID_STR_SIZE + 1;
+}
+
+/* The run's part from "provider" to "keyword" - what one event kind's records share: ~170
+ * bytes at most (KIND_TEXT_MAX), remembered per thread in a few slots by those values and copied
+ * whole when met again instead of formatted (seven numbers, a GUID). */
+#define KIND_TEXT_MAX 192u
+#define KIND_TEXT_SLOTS 64u
+typedef struct kind_text {
+    etl_guid provider;
+    uint64_t ids;     /* event_id, version, channel, level, opcode, task (kind_ids) */
+    uint64_t keyword;
+    bool has_provider, valid;
+    uint8_t len;
+    char text[KIND_TEXT_MAX];
+} kind_text;
+
+JSON_INLINE uint64_t kind_ids(const etl_record *r)
+{
+    return (uint64_t)r->event_id | (uint64_t)r->version << 16 | (uint64_t)r->channel << 24 |
+           (uint64_t)r->level << 32 | (uint64_t)r->opcode << 40 | (uint64_t)r->task << 48;
+}
+
+static void kind_format(kind_text *m, const etl_record *r)
+{
+    char *p = m->text;
+    p = JSON_RUN_LIT(p, ",\"provider\":");
+    if (r->has_provider)
+        p = run_guid(p, &r->provider);
     else
-        json_null(j);
-    json_key_i64(j, "timestamp_raw", r->timestamp_raw);
-    json_key(j, "provider");
-    if (r->has_provider) {
-        char g[ETL_GUID_STR_SIZE];
-        etl_format_guid(&r->provider, g);
-        json_string(j, g);
-    } else {
-        json_null(j);
-    }
-    json_key_u64(j, "event_id", r->event_id);
-    json_key_u64(j, "version", r->version);
-    json_key_u64(j, "channel", r->channel);
-    json_key_u64(j, "level", r->level);
-    json_key_u64(j, "opcode", r->opcode);
-    json_key_u64(j, "task", r->task);
-    json_key_hex_u64(j, "keyword", r->keyword);
+        p = JSON_RUN_LIT(p, "null");
+    /* the numbers in key order (a miss only: a loop over a table is fine here) */
+#define KIND_NUMBER(key, value) {key, sizeof key - 1, value}
+    const struct {
+        const char *key;
+        size_t len;
+        uint64_t value;
+    } numbers[] = {
+        KIND_NUMBER(",\"event_id\":", r->event_id), KIND_NUMBER(",\"version\":", r->version),
+        KIND_NUMBER(",\"channel\":", r->channel),   KIND_NUMBER(",\"level\":", r->level),
+        KIND_NUMBER(",\"opcode\":", r->opcode),     KIND_NUMBER(",\"task\":", r->task),
+    };
+#undef KIND_NUMBER
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        p = json_run_u64(json_run_lit(p, numbers[i].key, numbers[i].len), numbers[i].value);
+    p = JSON_RUN_LIT(p, ",\"keyword\":");
+    p = json_run_hex(p, r->keyword);
+    m->len = (uint8_t)(p - m->text);
+    m->provider = r->provider;
+    m->has_provider = r->has_provider;
+    m->ids = kind_ids(r);
+    m->keyword = r->keyword;
+    m->valid = true;
 }
 
-JSON_INLINE void write_id(json_out *j, const char *key, uint32_t id)
+JSON_INLINE char *run_kind(char *p, const etl_record *r)
 {
-    if (id != ETL_NO_ID) {
-        json_key_u64(j, key, id);
-    } else {
-        json_key(j, key);
-        json_null(j);
-    }
+    static _Thread_local kind_text memo[KIND_TEXT_SLOTS];
+    uint64_t ids = kind_ids(r);
+    kind_text *m = &memo[(ids * 0x9E3779B97F4A7C15ULL ^ r->provider.data1) >> 58];
+    _Static_assert(KIND_TEXT_SLOTS == 64u, "the slot is a hash's top 6 bits");
+    if (!m->valid || m->ids != ids || m->keyword != r->keyword || m->has_provider != r->has_provider ||
+        (r->has_provider && memcmp(&m->provider, &r->provider, sizeof r->provider) != 0))
+        kind_format(m, r);
+    memcpy(p, m->text, sizeof m->text);
+    return p + m->len;
 }
 
-/* pid and tid, and the process the context names (procs.h). */
-static void write_process(json_out *j, const par_slot *s)
+JSON_INLINE char *run_id(char *p, uint32_t id)
+{
+    if (id == ETL_NO_ID)
+        return JSON_RUN_LIT(p, "null");
+    return json_run_u64(p, id);
+}
+
+static void write_family_fields(json_out *j, const etl_record *r);
+
+static void write_header(json_out *j, const par_slot *s)
 {
     const etl_record *r = s->r;
-    write_id(j, "pid", r->pid);
-    write_id(j, "tid", r->tid);
-    if (!s->has_proc)
-        return;
-    if (s->proc.pid != r->pid) {
-        json_key_u64(j, "process_id", s->proc.pid);
+    /* the header type's name and length, per type (the names are the library's constants) */
+    static _Thread_local struct {
+        const char *name;
+        size_t len;
+    } ht[256];
+    const char *htn = etl_header_type_name(r->header_type);
+    if (ht[r->header_type].name != htn) {
+        ht[r->header_type].name = htn;
+        ht[r->header_type].len = strlen(htn);
     }
-    if (s->proc.name) {
-        json_key_string(j, "process_name", s->proc.name);
+    char *p = json_run_begin(j, RECORD_RUN_ROOM);
+    p = JSON_RUN_LIT(p, "\"position\":");
+    p = json_run_u64(p, r->position);
+    p = JSON_RUN_LIT(p, ",\"header_type\":");
+    p = json_run_string(j, p, htn, ht[r->header_type].len, RECORD_RUN_ROOM);
+    if (r->header_type == ETL_HT_UNKNOWN) {
+        p = JSON_RUN_LIT(p, ",\"raw_header_type\":");
+        p = json_run_u64(p, r->raw_header_type);
     }
-}
-
-/* cpu, flags, size, activity id and CPU times. */
-static void write_context(json_out *j, const etl_record *r)
-{
-    json_key_u64(j, "cpu", r->cpu);
-    json_key_u64(j, "flags", r->flags);
-    json_key_u64(j, "size", r->size);
+    p = JSON_RUN_LIT(p, ",\"timestamp\":");
+    static _Thread_local etl_time_cache tc; /* records come in time order: most share the last one's second */
+    if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, p + 1, &tc)) {
+        *p = '"'; /* the text's NUL at p + 1 + ETL_TIME_TEXT_LEN becomes its closing quote */
+        p[1 + ETL_TIME_TEXT_LEN] = '"';
+        p += ETL_TIME_TEXT_LEN + 2;
+    } else {
+        p = JSON_RUN_LIT(p, "null");
+    }
+    p = JSON_RUN_LIT(p, ",\"timestamp_raw\":");
+    p = json_run_i64(p, r->timestamp_raw);
+    p = run_kind(p, r); /* provider to keyword */
+    /* pid and tid, and the process the context names (procs.h) */
+    p = JSON_RUN_LIT(p, ",\"pid\":");
+    p = run_id(p, r->pid);
+    p = JSON_RUN_LIT(p, ",\"tid\":");
+    p = run_id(p, r->tid);
+    if (s->has_proc) {
+        if (s->proc.pid != r->pid) {
+            p = JSON_RUN_LIT(p, ",\"process_id\":");
+            p = json_run_u64(p, s->proc.pid);
+        }
+        if (s->proc.name) {
+            p = JSON_RUN_LIT(p, ",\"process_name\":");
+            p = json_run_string(j, p, s->proc.name, strlen(s->proc.name), RECORD_RUN_ROOM);
+        }
+    }
+    /* cpu, flags, size, activity id and CPU times */
+    p = JSON_RUN_LIT(p, ",\"cpu\":");
+    p = json_run_u64(p, r->cpu);
+    p = JSON_RUN_LIT(p, ",\"flags\":");
+    p = json_run_u64(p, r->flags);
+    p = JSON_RUN_LIT(p, ",\"size\":");
+    p = json_run_u64(p, r->size);
     if (r->has_activity_id) {
         static const etl_guid zero;
-        if (!etl_guid_equal(&r->activity_id, &zero))
-            key_guid(j, "activity_id", &r->activity_id);
+        if (!etl_guid_equal(&r->activity_id, &zero)) {
+            p = JSON_RUN_LIT(p, ",\"activity_id\":");
+            p = run_guid(p, &r->activity_id);
+        }
     }
     if (r->has_cpu_times) {
-        json_key_u64(j, "kernel_time", r->kernel_time);
-        json_key_u64(j, "user_time", r->user_time);
+        p = JSON_RUN_LIT(p, ",\"kernel_time\":");
+        p = json_run_u64(p, r->kernel_time);
+        p = JSON_RUN_LIT(p, ",\"user_time\":");
+        p = json_run_u64(p, r->user_time);
+    }
+    /* the system family's group and PEBS index in the run; its PMC counters and the other
+     * families' fields through write_family_fields */
+    bool system = etl_header_family(r->header_type) == ETL_FAMILY_SYSTEM;
+    if (system) {
+        p = JSON_RUN_LIT(p, ",\"group\":");
+        p = json_run_u64(p, r->group);
+        if (r->has_pebs) {
+            p = JSON_RUN_LIT(p, ",\"pebs_index\":");
+            p = json_run_u64(p, r->pebs_index);
+        }
+    }
+    if (!system || r->pmc_count) {
+        json_run_end(j, p);
+        write_family_fields(j, r);
+        p = json_room(j, RECORD_RUN_ROOM);
+    }
+    if (r->ext_count == 0)
+        p = JSON_RUN_LIT(p, ",\"ext\":[]");
+    json_run_end(j, p);
+    if (r->ext_count) {
+        json_key(j, "ext");
+        json_begin_array(j);
+        for (unsigned i = 0; i < r->ext_count; i++)
+            write_ext(j, &r->ext[i]);
+        json_end_array(j);
     }
 }
 
-/* What only some header families carry: the kernel group, PEBS and PMC counters (system
- * family), the instance ids (INSTANCE), the WPP message fields (MESSAGE). */
+/* What only some header families carry: the PMC counters (system family; its group and
+ * PEBS index are in write_header's run), the instance ids (INSTANCE), the WPP message fields (MESSAGE). */
 static void write_family_fields(json_out *j, const etl_record *r)
 {
     switch (etl_header_family(r->header_type)) {
-    case ETL_FAMILY_SYSTEM:
-        json_key_u64(j, "group", r->group);
-        if (r->has_pebs) {
-            json_key_u64(j, "pebs_index", r->pebs_index);
-        }
+    case ETL_FAMILY_SYSTEM: /* group and pebs_index: write_header's run */
         if (r->pmc_count) {
             json_key(j, "pmc");
             json_begin_array(j);
@@ -691,15 +926,7 @@ static void write_record(json_out *j, const par_slot *s, bool payload, const dec
 {
     const etl_record *r = s->r;
     json_begin_object(j);
-    write_identity(j, r);
-    write_process(j, s);
-    write_context(j, r);
-    write_family_fields(j, r);
-    json_key(j, "ext");
-    json_begin_array(j);
-    for (unsigned i = 0; i < r->ext_count; i++)
-        write_ext(j, &r->ext[i]);
-    json_end_array(j);
+    write_header(j, s);
     etl_error problem;
     if (etl_record_problem(r, &problem, NULL))
         json_key_string(j, "problem", problem.message);
@@ -1091,7 +1318,7 @@ static int read_trace(const etldump_options *o)
      * main thread reads, prepares each record (prepare_record) and writes the batches in order. */
     format_ctx fctx = {&dctx, o->payload};
     par *pool = NULL;
-    if (decode && o->threads > 1 && !(pool = par_new(o->threads, stdout, format_slot, &fctx))) {
+    if (decode && o->threads > 1 && !(pool = par_new(o->threads - 1, stdout, format_slot, &fctx))) {
         fprintf(stderr, "etldump: out of memory\n");
         decode_free(&dctx);
         etl_reader_close(r);

@@ -97,6 +97,25 @@ static void escape_piece(json_out *j, const char *s, size_t n)
     }
     char *d = room(j, 6 * n);
     for (size_t i = 0; i < n; i++) {
+        /* a word with nothing to escape goes as a whole (a message's text is mostly words
+         * between line breaks; a path has a '\\' every few bytes): whole words, then the bytes
+         * before the word's first escape at once */
+        uint64_t w;
+        while (i + 8 <= n && (memcpy(&w, s + i, 8), !json_word_needs_escape(w))) {
+            memcpy(d, &w, 8);
+            d += 8;
+            i += 8;
+        }
+        if (i == n)
+            break;
+#if JSON_SWAR
+        if (i + 8 <= n) { /* w holds an escape: its lowest flagged byte is the first (json.h) */
+            unsigned k = (unsigned)__builtin_ctzll(json_word_escape_bits(w)) / 8u;
+            memcpy(d, &w, 8); /* the k clean bytes; the rest is overwritten next */
+            d += k;
+            i += k;
+        }
+#endif
         unsigned char c = (unsigned char)s[i];
         if (!escaped[c]) {
             *d++ = (char)c;
@@ -212,10 +231,6 @@ void json_string_n(json_out *j, const char *s, size_t n)
     raw_string(j, s, n);
 }
 
-/* Two digits per division, two hex digits per byte: the library's tables (etl_format.h). */
-#define digit_pairs etl_dec_pairs
-#define hex_pairs etl_hex_pairs_lower
-
 void json_u64_digits(json_out *j, uint64_t v)
 {
     json_u64_at(j, v);
@@ -245,26 +260,26 @@ void json_bool(json_out *j, bool v)
 }
 
 /* "0x" and the digits of v without leading zeros ("0x0" for 0), quoted, written in place. */
-static void hex_u64(json_out *j, uint64_t v, const char *pairs)
+static void hex_u64(json_out *j, uint64_t v, bool upper)
 {
     unsigned len = json_hex_len(v);
     char *d = room(j, 24);
     size_t c = take_comma(j);
     d[0] = ',';
     memcpy(d + c, "\"0x", 3);
-    json_put_hex(d + c + 3, v, len, pairs);
+    json_put_hex(d + c + 3, v, len, upper);
     d[c + 3 + len] = '"';
     j->len += c + len + 4;
 }
 
 void json_hex_u64(json_out *j, uint64_t v)
 {
-    hex_u64(j, v, hex_pairs);
+    hex_u64(j, v, false);
 }
 
 void json_hex_upper_u64(json_out *j, uint64_t v)
 {
-    hex_u64(j, v, etl_hex_pairs_upper);
+    hex_u64(j, v, true);
 }
 
 void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)

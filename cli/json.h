@@ -20,7 +20,7 @@
  * a pointer: etldump's are a schema's arena index and a step, or a name kind and the name),
  * kept in JSON form, so one met again is one fixed copy instead of a length, an escape scan and
  * a copy.  Direct-mapped: a slot holds the last of its hash. */
-#define JSON_KEY_MEMO_SLOTS 1024u
+#define JSON_KEY_MEMO_SLOTS 4096u
 typedef struct json_key_memo {
     uint32_t a1, b;  /* identity; a1 = a + 1 (0: an empty slot) */
     const void *tag; /* identity */
@@ -58,11 +58,18 @@ void json_string_n(json_out *j, const char *s, size_t n);
  * as a whole, whatever the byte order: (x - 0x01..) & ~x & 0x80.. is non-zero exactly when a byte
  * of x is zero, (w - 0x20..) & ~w & 0x80.. exactly when a byte of w is below 0x20.  Bytes >= 0x80
  * (UTF-8) never count. */
-JSON_INLINE bool json_word_needs_escape(uint64_t w)
+JSON_INLINE uint64_t json_word_escape_bits(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
     uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
     return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high;
+}
+/* The bits are exact for the word as a whole, and for its lowest flagged byte: a borrow only
+ * runs upward from a byte that is flagged itself (so, little-endian, the first byte in memory
+ * that needs escaping is the lowest set bit's). */
+JSON_INLINE bool json_word_needs_escape(uint64_t w)
+{
+    return json_word_escape_bits(w) != 0;
 }
 
 /* Does s[0..n) need escaping?  Whole words at a time, the last word overlapping the one before
@@ -187,8 +194,8 @@ JSON_INLINE void json_key(json_out *j, const char *key)
  * for the writer's life. */
 JSON_INLINE size_t json_key_memo_slot(uint32_t a, uint32_t b)
 {
-    _Static_assert(JSON_KEY_MEMO_SLOTS == 1u << 10, "the slot is the hash's top 10 bits");
-    return ((a + 1u) * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 22;
+    _Static_assert(JSON_KEY_MEMO_SLOTS == 1u << 12, "the slot is the hash's top 12 bits");
+    return ((a + 1u) * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 20;
 }
 JSON_INLINE const json_key_memo *json_key_memo_find(const json_out *j, uint32_t a, uint32_t b, const void *tag)
 {
@@ -228,8 +235,8 @@ JSON_INLINE void json_string(json_out *j, const char *s)
         json_string_n(j, s, n);
 }
 
-/* Digits are written in place, right to left, two per step, once their count is known (no
- * scratch copy): the tables are the library's (etl_format.h). */
+/* Digits are written in place once their count is known (no scratch copy): short numbers two
+ * per step from the library's tables (etl_format.h), longer ones by words (JSON_SWAR below). */
 extern const char etl_dec_pairs[201];
 extern const char etl_hex_pairs_lower[513];
 extern const char etl_hex_pairs_upper[513];
@@ -256,9 +263,68 @@ JSON_INLINE unsigned json_dec_len(uint64_t v)
     return t + 1u - (v < pow10[t]);
 }
 
-/* v's len = json_dec_len(v) decimal digits at d[0..len). */
+/* Digits by word arithmetic (SWAR) where the host is little-endian and the compiler GNU C: 8
+ * digits of a number in a few multiplies and shifts instead of a loop with a division per two
+ * digits (a record has ~30 numbers and ~5 hex values; positions and raw timestamps have 11-13
+ * digits).  Elsewhere the pair tables, two digits per step. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JSON_SWAR 1
+#else
+#define JSON_SWAR 0
+#endif
+
+#if JSON_SWAR
+/* Exactly 8 decimal digits of x < 10^8 (leading zeros kept) as a word in memory order: the two
+ * 4-digit halves in 32-bit lanes, each split by 100 into 16-bit lanes (x * 10486 >> 20 is x / 100
+ * for x < 43,699), each of those by 10 into bytes (x * 103 >> 10 is x / 10 for x < 179); no lane
+ * carries into the next. */
+JSON_INLINE uint64_t json_dec8(uint32_t x)
+{
+    uint64_t v = (uint64_t)(x / 10000u) | (uint64_t)(x % 10000u) << 32;
+    uint64_t top = (v * 10486u >> 20) & (0x7FULL << 32 | 0x7FULL);
+    uint64_t hundreds = (v - 100u * top) << 16 | top;
+    uint64_t tens = (hundreds * 103u >> 10) & 0x000F000F000F000FULL;
+    tens |= (hundreds - 10u * tens) << 8;
+    return tens + 0x3030303030303030ULL;
+}
+/* The last n (1..8) digits of json_dec8(x) at d, stored as a whole word: 8 bytes are written at
+ * d (those past n are left for what follows to overwrite). */
+JSON_INLINE void json_put_dec8(char *d, uint32_t x, unsigned n)
+{
+    uint64_t w = json_dec8(x) >> (8u * (8u - n));
+    memcpy(d, &w, 8);
+}
+#endif
+
+/* v's len = json_dec_len(v) decimal digits at d[0..len).  With JSON_SWAR whole words are stored:
+ * the caller's room must reach d + 8 even when len is smaller. */
 JSON_INLINE void json_put_dec(char *d, uint64_t v, unsigned len)
 {
+#if JSON_SWAR
+    /* up to 4 digits (most numbers: versions, levels, ids, sizes) the pairs are fewer steps */
+    if (len <= 4) {
+        if (len > 2)
+            memcpy(d + len - 2, etl_dec_pairs + 2 * (v % 100), 2), v /= 100;
+        if (len & 1)
+            d[0] = (char)('0' + v);
+        else
+            memcpy(d, etl_dec_pairs + 2 * v, 2);
+        return;
+    }
+    /* front to back, each word's bytes past its digits overwritten by the next word */
+    if (len <= 8) {
+        json_put_dec8(d, (uint32_t)v, len);
+        return;
+    }
+    uint64_t lo = v % 100000000u, hi = v / 100000000u;
+    if (len <= 16) {
+        json_put_dec8(d, (uint32_t)hi, len - 8);
+    } else {
+        json_put_dec8(d, (uint32_t)(hi / 100000000u), len - 16);
+        json_put_dec8(d + len - 16, (uint32_t)(hi % 100000000u), 8);
+    }
+    json_put_dec8(d + len - 8, (uint32_t)lo, 8);
+#else
     char *p = d + len;
     while (v >= 100) {
         p -= 2;
@@ -269,6 +335,7 @@ JSON_INLINE void json_put_dec(char *d, uint64_t v, unsigned len)
         memcpy(p - 2, etl_dec_pairs + 2 * v, 2);
     else
         p[-1] = (char)('0' + v);
+#endif
 }
 
 /* Hex digits of v without leading zeros (1..16; "0" for 0). */
@@ -284,9 +351,38 @@ JSON_INLINE unsigned json_hex_len(uint64_t v)
 #endif
 }
 
-/* v's len = json_hex_len(v) hex digits at d[0..len), from pairs (lower or upper case). */
-JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pairs)
+#if JSON_SWAR
+/* The 8 hex digits of x (leading zeros kept) as a word in memory order: each nibble spread into
+ * its byte, most significant first, then '0' added and, for the bytes >= 10 (bit 4 of b + 6),
+ * the step to 'A' or 'a'. */
+JSON_INLINE uint64_t json_hex8(uint32_t x, bool upper)
 {
+    uint64_t v = x;
+    v = (v | v << 16) & 0x0000FFFF0000FFFFULL;
+    v = (v | v << 8) & 0x00FF00FF00FF00FFULL;
+    v = (v | v << 4) & 0x0F0F0F0F0F0F0F0FULL;
+    v = __builtin_bswap64(v);
+    uint64_t letters = (v + 0x0606060606060606ULL) >> 4 & 0x0101010101010101ULL;
+    return v + 0x3030303030303030ULL + letters * (upper ? 7u : 39u);
+}
+#endif
+
+/* v's len = json_hex_len(v) hex digits at d[0..len), lower or upper case.  With JSON_SWAR whole
+ * words are stored: the caller's room must reach d + 8 even when len is smaller. */
+JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, bool upper)
+{
+#if JSON_SWAR
+    uint64_t lo = json_hex8((uint32_t)v, upper);
+    if (len <= 8) {
+        lo >>= 8u * (8u - len);
+        memcpy(d, &lo, 8);
+        return;
+    }
+    uint64_t hi = json_hex8((uint32_t)(v >> 32), upper) >> (8u * (16u - len));
+    memcpy(d, &hi, 8);
+    memcpy(d + len - 8, &lo, 8);
+#else
+    const char *pairs = upper ? etl_hex_pairs_upper : etl_hex_pairs_lower;
     char *p = d + len;
     while (p - d >= 2) {
         p -= 2;
@@ -295,6 +391,95 @@ JSON_INLINE void json_put_hex(char *d, uint64_t v, unsigned len, const char *pai
     }
     if (p > d)
         p[-1] = pairs[2 * (v & 0xF) + 1];
+#endif
+}
+
+/* Runs: a stretch of pairs whose size has a known bound (a record's header part: some 25
+ * literal keys and numbers) written through a cursor after one reservation and one separator
+ * decision, instead of one of each per pair.  json_run_begin reserves n bytes and returns where
+ * the run starts, after the level's comma if it needs one; the run's first piece has no comma of
+ * its own, every later one starts with its ','; json_run_end takes the cursor back and leaves
+ * the level needing a comma.  Keys in a run are literals with their quotes, colon and comma
+ * ("\",\"pid\":\""), copied by fixed moves: JSON_RUN_LIT. */
+JSON_INLINE char *json_run_begin(json_out *j, size_t n)
+{
+    char *d = json_room(j, n);
+    size_t c = json_take_comma(j);
+    d[0] = ',';
+    return d + c;
+}
+JSON_INLINE void json_run_end(json_out *j, char *p)
+{
+    j->len = (size_t)(p - j->buf);
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = true;
+}
+JSON_INLINE char *json_run_lit(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+#define JSON_RUN_LIT(p, lit) json_run_lit((p), (lit), sizeof(lit) - 1)
+JSON_INLINE char *json_run_u64(char *p, uint64_t v)
+{
+    unsigned len = json_dec_len(v);
+    json_put_dec(p, v, len);
+    return p + len;
+}
+/* 21 bytes at most. */
+JSON_INLINE char *json_run_i64(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return json_run_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return json_run_u64(p, (uint64_t)v);
+}
+/* "0x..." with lower or upper case digits, quoted: 20 bytes at most. */
+JSON_INLINE char *json_run_hex_case(char *p, uint64_t v, bool upper)
+{
+    unsigned len = json_hex_len(v);
+    memcpy(p, "\"0x", 3);
+    json_put_hex(p + 3, v, len, upper);
+    p[3 + len] = '"';
+    return p + len + 4;
+}
+JSON_INLINE char *json_run_hex(char *p, uint64_t v)
+{
+    return json_run_hex_case(p, v, false);
+}
+/* s[0..n), n <= JSON_SHORT_STRING, that needs no escaping, quoted: n + 2 bytes. */
+JSON_INLINE char *json_run_plain(char *p, const char *s, size_t n)
+{
+    *p = '"';
+    json_copy_short(p + 1, s, n);
+    p[n + 1] = '"';
+    return p + n + 2;
+}
+
+/* A string value in a run (after its key): a short one that needs no escaping in place; any
+ * other through json_string_n, the run then resumed with room for `resume` more bytes. */
+JSON_INLINE char *json_run_string(json_out *j, char *p, const char *s, size_t n, size_t resume)
+{
+    if (n <= JSON_SHORT_STRING && !json_needs_escape(s, n))
+        return json_run_plain(p, s, n);
+    json_run_end(j, p);
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false; /* its key is written: the value takes no comma */
+    json_string_n(j, s, n);
+    return json_room(j, resume);
+}
+
+/* A run that starts with a remembered key (m, or none: NULL) and has room for n more bytes: a
+ * key and its value behind one reservation (json_run_end after the value). */
+JSON_INLINE char *json_run_begin_memo(json_out *j, const json_key_memo *m, size_t n)
+{
+    char *p = json_run_begin(j, sizeof m->text + n);
+    if (m) {
+        memcpy(p, m->text, sizeof m->text);
+        p += m->len;
+    }
+    return p;
 }
 
 /* [,]digits in one reservation. */
@@ -383,7 +568,7 @@ JSON_INLINE void json_key_hex_u64(json_out *j, const char *key, uint64_t v)
         size_t at = json_put_key(j, d, key, n);
         unsigned len = json_hex_len(v);
         memcpy(d + at, "\"0x", 3);
-        json_put_hex(d + at + 3, v, len, etl_hex_pairs_lower);
+        json_put_hex(d + at + 3, v, len, false);
         d[at + 3 + len] = '"';
         j->len += at + len + 4;
         return;

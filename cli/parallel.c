@@ -1,8 +1,11 @@
 /* parallel.c - etldump's ordered batch pipeline (parallel.h, docs/parallel.md).
  *
- * A ring of 2 x workers batches, each filled by the main thread, formatted by one worker and
- * written by the main thread, in sequence order: `filled` batches were handed over, `taken` of
- * them by a worker, `written` of them are out.  A batch is free again once written. */
+ * A ring of 2 x (workers + 1) batches, each filled by the main thread, formatted by one worker
+ * (or by the main thread, when every batch is in flight and one is still waiting for a worker)
+ * and written in sequence order by whichever thread finds it next in line: `filled` batches
+ * were handed over, `taken` of them by a formatting thread, `written` of them are out.  A
+ * batch is free again once written.  The batch whose turn it is writes its text straight to
+ * the output as it is formatted; the others keep it until their turn. */
 #define _GNU_SOURCE /* fopencookie */
 #include "parallel.h"
 
@@ -22,10 +25,12 @@ typedef struct batch {
     unsigned n;
     uint8_t *arena;
     size_t used, cap;
-    char *out; /* the formatted text, out_len of out_cap bytes */
+    uint64_t seq; /* its place in the order: the value of `filled` when it was filled */
+    struct par *p;
+    char *out; /* the formatted text not yet written, out_len of out_cap bytes */
     size_t out_len, out_cap;
     bool failed;
-    bool done; /* formatted: the main thread may write it */
+    bool done; /* formatted: its text may be written */
 } batch;
 
 typedef struct worker_arg {
@@ -43,19 +48,60 @@ struct par {
     pthread_t *threads;
     worker_arg args[PAR_MAX_WORKERS];
     unsigned started;
-    json_out **jo; /* one writer per worker */
+    json_out **jo; /* one writer per worker, and the last one the main thread's */
     batch *ring;
     uint64_t filled, taken, written;
+    bool writing; /* a thread is writing done batches out (drain) */
+    batch *cur;   /* the batch the main thread fills, or NULL */
     bool stop, failed;
     pthread_mutex_t mu;
     pthread_cond_t work, done;
 };
 
-/* The worker's json_out writes into its batch's text through a FILE of its own (the writer
- * flushes 128-256 KiB at a time): the text grows by doubling, nothing zero-filled. */
+/* Write out, in order, the batches formatted and not written yet, one thread at a time (the
+ * others go on: a batch's text waits in the batch).  Called and returns with mu held. */
+static void drain(par *p)
+{
+    while (!p->writing && p->written < p->filled && p->ring[p->written % p->nbatches].done) {
+        batch *b = &p->ring[p->written % p->nbatches];
+        p->writing = true;
+        pthread_mutex_unlock(&p->mu);
+        if (b->out_len)
+            fwrite(b->out, 1, b->out_len, p->out);
+        bool failed = b->failed;
+        b->out_len = 0; /* the text's memory is kept for the batch's next round */
+        b->n = 0;
+        b->used = 0;
+        b->failed = false;
+        pthread_mutex_lock(&p->mu);
+        b->done = false;
+        if (failed)
+            p->failed = true;
+        p->writing = false;
+        p->written++;
+        pthread_cond_broadcast(&p->done); /* the main thread may wait for a free batch */
+    }
+}
+
+/* The json_out of the thread formatting a batch writes into it through a FILE of its own (the
+ * writer flushes 128-256 KiB at a time).  Once every batch before it is written, the batch's
+ * turn has come and nobody else writes to the output until it is done: its text goes straight
+ * out.  Until then it is kept, growing by doubling, nothing zero-filled. */
 static ssize_t text_write(void *cookie, const char *data, size_t n)
 {
     batch *b = cookie;
+    par *p = b->p;
+    pthread_mutex_lock(&p->mu);
+    drain(p);
+    bool turn = p->written == b->seq;
+    pthread_mutex_unlock(&p->mu);
+    if (turn) {
+        if (b->out_len)
+            fwrite(b->out, 1, b->out_len, p->out);
+        b->out_len = 0;
+        fwrite(data, 1, n, p->out); /* as one thread's json_flush: a failed write is not checked */
+        return (ssize_t)n;
+    }
     if (n > b->out_cap - b->out_len) {
         size_t cap = b->out_cap ? b->out_cap : (size_t)1 << 20;
         while (cap - b->out_len < n) {
@@ -74,6 +120,7 @@ static ssize_t text_write(void *cookie, const char *data, size_t n)
     return (ssize_t)n;
 }
 
+/* Format batch b with j, then mark it done and write out what is ready. */
 static void format_batch(par *p, json_out *j, batch *b)
 {
     b->out_len = 0;
@@ -82,18 +129,23 @@ static void format_batch(par *p, json_out *j, batch *b)
         if (ms)
             fclose(ms);
         b->failed = true;
-        return;
+    } else {
+        j->f = ms;
+        j->len = 0;
+        j->depth = 0;
+        for (unsigned i = 0; i < b->n; i++)
+            p->format(p->ctx, j, &b->slots[i]);
+        json_flush(j);
+        if (ferror(ms))
+            b->failed = true;
+        if (fclose(ms) != 0)
+            b->failed = true;
     }
-    j->f = ms;
-    j->len = 0;
-    j->depth = 0;
-    for (unsigned i = 0; i < b->n; i++)
-        p->format(p->ctx, j, &b->slots[i]);
-    json_flush(j);
-    if (ferror(ms))
-        b->failed = true;
-    if (fclose(ms) != 0)
-        b->failed = true;
+    pthread_mutex_lock(&p->mu);
+    b->done = true;
+    drain(p);
+    pthread_cond_broadcast(&p->done);
+    pthread_mutex_unlock(&p->mu);
 }
 
 static void *worker(void *arg)
@@ -111,41 +163,21 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->mu);
         format_batch(p, j, b);
         pthread_mutex_lock(&p->mu);
-        b->done = true;
-        pthread_cond_broadcast(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
-/* Write the oldest batch in flight, waiting for it when `wait`; false when there is none
- * (or, not waiting, when it is not formatted yet). */
-static bool write_oldest(par *p, bool wait)
+/* The main thread's share: a batch no worker took yet, formatted here instead of waiting.
+ * Called with mu held; false when there is none. */
+static bool help(par *p)
 {
-    pthread_mutex_lock(&p->mu);
-    if (p->written == p->filled) {
-        pthread_mutex_unlock(&p->mu);
+    if (p->taken == p->filled)
         return false;
-    }
-    batch *b = &p->ring[p->written % p->nbatches];
-    while (wait && !b->done)
-        pthread_cond_wait(&p->done, &p->mu);
-    bool ready = b->done;
+    batch *b = &p->ring[p->taken++ % p->nbatches];
     pthread_mutex_unlock(&p->mu);
-    if (!ready)
-        return false;
-    if (b->failed)
-        p->failed = true;
-    if (b->out_len)
-        fwrite(b->out, 1, b->out_len, p->out);
-    b->out_len = 0; /* the text's memory is kept for the batch's next round */
-    b->n = 0;
-    b->used = 0;
-    b->done = false;
-    b->failed = false;
+    format_batch(p, p->jo[p->workers], b);
     pthread_mutex_lock(&p->mu);
-    p->written++;
-    pthread_mutex_unlock(&p->mu);
     return true;
 }
 
@@ -154,19 +186,29 @@ static void hand_over(par *p)
 {
     pthread_mutex_lock(&p->mu);
     p->filled++;
+    p->cur = NULL;
     pthread_cond_signal(&p->work);
+    drain(p); /* what is ready goes out now: less in memory */
     pthread_mutex_unlock(&p->mu);
-    while (write_oldest(p, false)) /* what is ready goes out now: less in memory */
-        ;
 }
 
-/* The batch to fill: a free one, after writing the oldest when all are in flight.  Only the
- * main thread changes `filled` and `written`, so reading them here needs no lock. */
+/* The batch to fill: a free one.  When every batch is in flight the main thread formats one
+ * no worker took yet, or waits for a batch to be written.  Only the main thread changes
+ * `filled`. */
 static batch *filling(par *p)
 {
-    while (p->filled - p->written >= p->nbatches)
-        write_oldest(p, true);
-    return &p->ring[p->filled % p->nbatches];
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        drain(p);
+        if (p->filled - p->written < p->nbatches)
+            break;
+        if (!help(p))
+            pthread_cond_wait(&p->done, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    batch *b = &p->ring[p->filled % p->nbatches];
+    b->seq = p->filled;
+    return b;
 }
 
 static void stop_workers(par *p)
@@ -188,7 +230,7 @@ static void par_free(par *p)
         free(p->ring[i].arena);
         free(p->ring[i].out);
     }
-    for (unsigned i = 0; p->jo && i < p->workers; i++)
+    for (unsigned i = 0; p->jo && i <= p->workers; i++)
         free(p->jo[i]);
     free(p->jo);
     free(p->ring);
@@ -213,18 +255,19 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
     p->format = format;
     p->ctx = ctx;
     p->workers = workers;
-    p->nbatches = 2 * workers;
+    p->nbatches = 2 * (workers + 1); /* the main thread formats too */
     p->threads = calloc(workers, sizeof *p->threads);
-    p->jo = calloc(workers, sizeof *p->jo);
+    p->jo = calloc(workers + 1, sizeof *p->jo);
     p->ring = calloc(p->nbatches, sizeof *p->ring);
     bool ok = p->threads && p->jo && p->ring;
-    for (unsigned i = 0; ok && i < workers; i++)
+    for (unsigned i = 0; ok && i <= workers; i++)
         ok = (p->jo[i] = calloc(1, sizeof *p->jo[i])) != NULL;
     for (unsigned i = 0; ok && i < p->nbatches; i++) {
         batch *b = &p->ring[i];
         b->slots = malloc(PAR_BATCH_RECORDS * sizeof *b->slots);
         b->arena = malloc(PAR_BATCH_BYTES);
         b->cap = PAR_BATCH_BYTES;
+        b->p = p;
         ok = b->slots && b->arena;
     }
     for (unsigned i = 0; ok && i < workers; i++) {
@@ -281,11 +324,11 @@ static const uint8_t *place(batch *b, const etl_record *from, const uint8_t *bas
 par_slot *par_add(par *p, const etl_record *rec)
 {
     size_t need = arena_need(rec);
-    batch *b = filling(p);
+    batch *b = p->cur ? p->cur : (p->cur = filling(p));
     if (b->n == PAR_BATCH_RECORDS || need > b->cap - b->used) {
         if (b->n) {
             hand_over(p);
-            b = filling(p);
+            b = p->cur = filling(p);
         }
         if (need > b->cap) { /* an empty batch: nothing points into its arena yet */
             uint8_t *a = realloc(b->arena, need);
@@ -316,10 +359,17 @@ bool par_finish(par *p)
 {
     if (!p)
         return true;
-    if (p->ring[p->filled % p->nbatches].n)
+    if (p->cur && p->cur->n)
         hand_over(p);
-    while (write_oldest(p, true))
-        ;
+    pthread_mutex_lock(&p->mu);
+    for (;;) { /* the rest: formatted here while no worker took it, written in order */
+        drain(p);
+        if (p->written == p->filled)
+            break;
+        if (!help(p))
+            pthread_cond_wait(&p->done, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
     stop_workers(p);
     bool ok = !p->failed;
     par_free(p);

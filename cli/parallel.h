@@ -3,10 +3,12 @@
  * The main thread reads the records in order, copies each into the batch being filled (the
  * reader's bytes are only valid until its next call) and does there all that depends on the
  * records before it (par_slot's context: process, stack link, resolved schema; the stderr
- * messages).  Full batches go to N worker threads, each formatting a whole batch into the
- * batch's own output with its own json_out; the main thread writes the batches' output to the
- * FILE in the order they were filled, so the output is the one thread's, byte for byte.
- * Batches in flight are at most 2 x workers: memory is bounded whatever the trace's size. */
+ * messages).  Full batches go to N worker threads, each formatting a whole batch with its own
+ * json_out; when every batch is in flight the main thread formats one itself instead of
+ * waiting.  The batches' text goes to the FILE in the order they were filled (the batch whose
+ * turn it is straight from its formatter, the others from their own memory once their turn
+ * comes), so the output is the one thread's, byte for byte.  Batches in flight are at most
+ * 2 x (N + 1): memory is bounded whatever the trace's size. */
 #ifndef ETLDUMP_PARALLEL_H
 #define ETLDUMP_PARALLEL_H
 
@@ -36,7 +38,7 @@ typedef void (*par_format_fn)(void *ctx, json_out *j, const par_slot *s);
 
 typedef struct par par;
 
-/* N >= 1 workers writing to out; NULL when out of memory or no thread could start. */
+/* N >= 1 worker threads besides the calling one, writing to out; NULL when out of memory or no thread could start. */
 par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx);
 /* The next slot, the record copied into it (waits for, and writes out, finished batches
  * when all are in flight); NULL when out of memory (the record is then lost: say so). */

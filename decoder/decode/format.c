@@ -185,9 +185,6 @@ bool etl_format_filetime(int64_t ft, char out[ETL_TIME_STR_SIZE])
     return true;
 }
 
-/* Bytes of a formatted time (1601..9999: always this long). */
-#define ETL_TIME_TEXT_LEN 28
-
 bool etl_format_filetime_cached(int64_t ft, char out[ETL_TIME_STR_SIZE], etl_time_cache *c)
 {
     if (ft < 0 || ft > 2650467743999999999LL || ft / 10000000 != c->second || !c->valid) {
@@ -202,10 +199,12 @@ bool etl_format_filetime_cached(int64_t ft, char out[ETL_TIME_STR_SIZE], etl_tim
     /* same second: the cached text with this value's 7 fraction digits (bytes 20..26) */
     memcpy(out, c->text, ETL_TIME_TEXT_LEN + 1);
     int frac = (int)(ft % 10000000);
-    for (int i = 26; i >= 20; i--) {
-        out[i] = (char)('0' + frac % 10);
-        frac /= 10;
-    }
+    memcpy(out + 25, etl_dec_pairs + 2 * (frac % 100), 2); /* two digits per step */
+    frac /= 100;
+    memcpy(out + 23, etl_dec_pairs + 2 * (frac % 100), 2);
+    frac /= 100;
+    memcpy(out + 21, etl_dec_pairs + 2 * (frac % 100), 2);
+    out[20] = (char)('0' + frac / 100);
     return true;
 }
 

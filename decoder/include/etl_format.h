@@ -11,6 +11,7 @@ extern "C" {
 
 #define ETL_GUID_STR_SIZE 37 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" + NUL */
 #define ETL_TIME_STR_SIZE 32 /* "2020-01-02T03:04:05.1234567Z" + NUL */
+#define ETL_TIME_TEXT_LEN 28 /* the text's bytes when formatting succeeds (years 1601..9999) */
 #define ETL_SID_STR_SIZE 200 /* S-1- + authority + 15 sub-authorities */
 
 /* The two hex digits of every byte value (lower and upper case) and the two decimal digits of

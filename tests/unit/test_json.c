@@ -243,6 +243,23 @@ static void write_pairs(json_out *o, void *ctx)
     json_end_object(o);
 }
 
+/* json_put_dec and json_put_hex of v give a (decimal) and b (hex, lower case; upper case too);
+ * they may store past their digits (whole words), never past 8 bytes from the start. */
+static bool same_digits(uint64_t v, const char *a, const char *b)
+{
+    char t[32], h[32], H[32], B[32];
+    memset(t, '#', sizeof t);
+    unsigned n = json_dec_len(v), m = json_hex_len(v);
+    json_put_dec(t + 4, v, n);
+    bool ok = n == strlen(a) && memcmp(t + 4, a, n) == 0 && memcmp(t, "####", 4) == 0;
+    for (unsigned i = 4 + (n > 8 ? n : 8); i < sizeof t; i++)
+        ok &= t[i] == '#';
+    json_put_hex(h, v, m, false);
+    json_put_hex(H, v, m, true);
+    snprintf(B, sizeof B, "%" PRIX64, v);
+    return ok && m == strlen(b) && memcmp(h, b, m) == 0 && memcmp(H, B, m) == 0;
+}
+
 static void test_pairs(void)
 {
     char want[4096];
@@ -265,15 +282,18 @@ static void test_pairs(void)
             snprintf(a, sizeof a, "%" PRIu64, v);
             snprintf(b, sizeof b, "%" PRIx64, v);
             bad += json_dec_len(v) != strlen(a) || json_hex_len(v) != strlen(b);
-            char t[32] = {0};
-            json_put_dec(t, v, json_dec_len(v));
-            bad += strcmp(t, a) != 0;
-            char h[32] = {0}, H[32] = {0}, B[32];
-            json_put_hex(h, v, json_hex_len(v), etl_hex_pairs_lower);
-            json_put_hex(H, v, json_hex_len(v), etl_hex_pairs_upper);
-            snprintf(B, sizeof B, "%" PRIX64, v);
-            bad += strcmp(h, b) != 0 || strcmp(H, B) != 0;
+            bad += !same_digits(v, a, b);
         }
+    /* every digit count again with other digits in every place (the SWAR lanes: json.h) */
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t v = x >> (i % 64);
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%" PRIu64, v);
+        snprintf(b, sizeof b, "%" PRIx64, v);
+        bad += !same_digits(v, a, b);
+    }
     for (uint64_t p = 1; p <= 1000000000000000000ULL; p *= 10)
         bad += json_dec_len(p) != json_dec_len(p - 1) + (p > 1);
     CHECK_EQ_U(bad, 0);
@@ -341,8 +361,66 @@ static void test_key_memo(void)
     free(got);
 }
 
+/* Runs (json_run_*): the same text as the one-pair-at-a-time writers, in an object after other
+ * pairs, with a string that needs escaping and one too long for the run's short path (both go
+ * out through json.c and the run resumes), and a pair written after the run. */
+static void write_run(json_out *o, void *ctx)
+{
+    const char *long_name = ctx;
+    json_begin_object(o);
+    json_key_u64(o, "before", 7);
+    char *p = json_run_begin(o, 512);
+    p = JSON_RUN_LIT(p, "\"a\":");
+    p = json_run_u64(p, 12345678901234ULL);
+    p = JSON_RUN_LIT(p, ",\"b\":");
+    p = json_run_i64(p, -42);
+    p = JSON_RUN_LIT(p, ",\"c\":");
+    p = json_run_hex(p, 0xABCDEF0123ULL);
+    p = JSON_RUN_LIT(p, ",\"d\":");
+    p = json_run_string(o, p, "plain", 5, 512);
+    p = JSON_RUN_LIT(p, ",\"e\":");
+    p = json_run_string(o, p, "q\"t", 3, 512);
+    p = JSON_RUN_LIT(p, ",\"f\":");
+    p = json_run_string(o, p, long_name, strlen(long_name), 512);
+    p = JSON_RUN_LIT(p, ",\"g\":");
+    p = json_run_u64(p, 0);
+    json_run_end(o, p);
+    json_key_u64(o, "after", 8);
+    json_end_object(o);
+}
+
+static void write_run_reference(json_out *o, void *ctx)
+{
+    json_begin_object(o);
+    json_key_u64(o, "before", 7);
+    json_key_u64(o, "a", 12345678901234ULL);
+    json_key_i64(o, "b", -42);
+    json_key_hex_u64(o, "c", 0xABCDEF0123ULL);
+    json_key_string(o, "d", "plain");
+    json_key_string(o, "e", "q\"t");
+    json_key_string(o, "f", ctx);
+    json_key_u64(o, "g", 0);
+    json_key_u64(o, "after", 8);
+    json_end_object(o);
+}
+
+static void test_runs(void)
+{
+    char long_name[200];
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    size_t len, want_len;
+    char *got = capture(write_run, long_name, &len);
+    char *want = capture(write_run_reference, long_name, &want_len);
+    CHECK(len == want_len && memcmp(got, want, len) == 0);
+    CHECK(len > 200 && strstr(got, "\"e\":\"q\\\"t\",\"f\":\"xx") != NULL);
+    free(got);
+    free(want);
+}
+
 int main(void)
 {
+    test_runs();
     test_pairs();
     test_key_memo();
     test_escapes();
