@@ -1332,14 +1332,16 @@ static int read_trace(const etldump_options *o)
     uint64_t verify_failures = 0;
     etl_record rec;
     etl_status st;
+    const etl_stats *stats = etl_reader_stats(r);
     for (;;) {
         st = etl_reader_next(r, &rec, &err);
-        report_problems(r, path, &dm);
+        if (stats->reports_pending || st != ETL_OK) /* no call per record when none is queued */
+            report_problems(r, path, &dm);
         if (st != ETL_OK)
             break;
         etl_error problem;
         uint32_t at;
-        if (etl_record_problem(&rec, &problem, &at))
+        if (etl_record_has_problem(&rec) && etl_record_problem(&rec, &problem, &at))
             fprintf(stderr, "etldump: %s: record at position %llu (buffer 0x%llx + 0x%x), byte %u: %s\n", path,
                     (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset, at,
                     problem.message);

@@ -329,6 +329,11 @@ typedef struct etl_record {
  * then naming the byte's place in the decompressed buffer), and `in_record` the damaged byte's
  * offset within the record's bytes (for consumers that show those bytes). */
 bool etl_record_problem(const etl_record *r, etl_error *out, uint32_t *in_record);
+/* Whether etl_record_problem would return true, inline for the loop over every record. */
+static inline bool etl_record_has_problem(const etl_record *r)
+{
+    return r->internal.problem != ETL_OK;
+}
 
 /* Frame one record from its bytes: the framer alone, used by the reader and by tests.
  * `data`/`avail` are the bytes from the record's start to the end of the buffer's valid data.
@@ -401,6 +406,8 @@ typedef struct etl_stats {
     uint64_t order_fallbacks;    /* records delivered earlier than one already delivered,
                                     because the merge window was too small */
     uint64_t events_lost_flags;  /* buffers flagged EVENTS_LOST or BUFFER_LOST */
+    uint64_t reports_pending;    /* damage reports etl_reader_next_problem would give now (0:
+                                    none; a consumer can skip the call per record) */
 } etl_stats;
 
 typedef struct etl_reader etl_reader;

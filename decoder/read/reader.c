@@ -93,8 +93,7 @@ struct etl_reader {
     int64_t run_limit;
     uint8_t session_ps;     /* etl_reader_session_pointer_size, asked per record */
     etl_prefetch *pf;       /* loader threads (etl_options.threads), or NULL */
-    bool delivered_any;
-    int64_t last_ts;
+    int64_t last_ts;        /* latest timestamp delivered (INT64_MIN before the first) */
 
     /* damage reports */
     bool prescanning;
@@ -123,14 +122,22 @@ struct etl_reader {
 
 /* ---- damage reports ------------------------------------------------------------------------ */
 
+/* etl_stats.reports_pending: the queued reports, and the line saying how many were dropped. */
+static void sync_pending(etl_reader *r)
+{
+    r->stats.reports_pending = r->prob_count + (r->probs_dropped ? 1u : 0u);
+}
+
 static void enqueue(etl_reader *r, const etl_error *e)
 {
     if (r->prob_count >= MAX_QUEUED_PROBLEMS) {
         r->probs_dropped++;
+        sync_pending(r);
         return;
     }
     r->probs[(r->prob_head + r->prob_count) % MAX_QUEUED_PROBLEMS] = *e;
     r->prob_count++;
+    sync_pending(r);
 }
 
 /* Count a problem and queue its report.  During the pre-scan the report is held back until
@@ -156,6 +163,7 @@ static void report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_l
     }
     if (r->ndeferred >= MAX_QUEUED_PROBLEMS) {
         r->probs_dropped++;
+        sync_pending(r);
         return;
     }
     if (r->ndeferred == r->deferred_cap) {
@@ -163,6 +171,7 @@ static void report(void *ctx, etl_status code, uint64_t offset, uint64_t bytes_l
         struct deferred *d = realloc(r->deferred, (size_t)n * sizeof *d);
         if (!d) {
             r->probs_dropped++;
+            sync_pending(r);
             return;
         }
         r->deferred = d;
@@ -212,6 +221,7 @@ bool etl_reader_next_problem(etl_reader *r, etl_error *out)
                      "%llu further problems were counted but not listed (queue limit %u)",
                      (unsigned long long)r->probs_dropped, MAX_QUEUED_PROBLEMS);
             r->probs_dropped = 0;
+            sync_pending(r);
             return true;
         }
         return false;
@@ -219,6 +229,7 @@ bool etl_reader_next_problem(etl_reader *r, etl_error *out)
     *out = r->probs[r->prob_head];
     r->prob_head = (r->prob_head + 1) % MAX_QUEUED_PROBLEMS;
     r->prob_count--;
+    sync_pending(r);
     return true;
 }
 
@@ -633,17 +644,39 @@ static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *
     rec->logger_id = b->hdr.logger_id;
     /* The index keeps what the record's peek found when the buffer was loaded (only records
      * that peeked fine are in it): frame from that rather than peek again. */
-    etl_record_peek pk;
-    pk.header_type = e->header_type;
-    pk.raw_header_type = e->raw_header_type;
-    pk.size = e->size;
-    pk.has_timestamp = e->has_timestamp;
-    pk.timestamp_raw = e->has_timestamp ? e->timestamp : 0;
-    etl_frame_cleared(b->data + off, &pk, r->session_ps, rec);
+    const uint8_t *d = b->data + off;
+    unsigned t = e->header_type;
+    uint16_t ver = 0; /* the system family's version word (its header's first bytes) */
+    if (etl_header_family(t) == ETL_FAMILY_SYSTEM &&
+        !((ver = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_VERSION)) & (TRACE_HEADER_PEBS_INDEX_FLAG | TRACE_HEADER_PMC_COUNTERS_MASK))) {
+        /* A kernel record without inserted items, most of a kernel trace: etl_frame_cleared's
+         * result for it, framed here without the call (the peek checked size >= the header). */
+        rec->bytes = d;
+        rec->size = e->size;
+        rec->header_type = (uint8_t)t;
+        rec->raw_header_type = e->raw_header_type;
+        rec->timestamp_raw = e->has_timestamp ? e->timestamp : 0;
+        rec->pid = rec->tid = ETL_NO_ID;
+        uint8_t ps = etl_header_pointer_size(t);
+        rec->pointer_size = ps;
+        uint32_t hdr = etl_frame_system_head(d, t, ver, rec);
+        rec->header_size = hdr;
+        rec->payload_offset = hdr <= e->size ? hdr : e->size;
+        rec->payload_size = e->size - rec->payload_offset;
+        rec->flags = (uint16_t)(ETL_EHF_CLASSIC_HEADER | (ps == 4 ? ETL_EHF_32_BIT_HEADER : ETL_EHF_64_BIT_HEADER));
+    } else {
+        etl_record_peek pk;
+        pk.header_type = e->header_type;
+        pk.raw_header_type = e->raw_header_type;
+        pk.size = e->size;
+        pk.has_timestamp = e->has_timestamp;
+        pk.timestamp_raw = e->has_timestamp ? e->timestamp : 0;
+        etl_frame_cleared(d, &pk, r->session_ps, rec);
+    }
     rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
                              (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
                              rec->hook_id == 0;
-    if (pk.has_timestamp && convert_time(r, rec->timestamp_raw, &rec->timestamp))
+    if (e->has_timestamp && convert_time(r, rec->timestamp_raw, &rec->timestamp))
         rec->has_timestamp = true;
     else
         rec->timestamp = 0;
@@ -711,11 +744,10 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
     st = fill_record(r, b, idx, rec, err);
     if (st != ETL_OK)
         return st;
-    if (r->opt.order == ETL_ORDER_TIME && r->delivered_any && ts < r->last_ts)
-        r->stats.order_fallbacks++;
-    if (!r->delivered_any || ts > r->last_ts)
+    if (ts < r->last_ts) /* last_ts starts at INT64_MIN: the latest timestamp delivered */
+        r->stats.order_fallbacks += r->opt.order == ETL_ORDER_TIME;
+    else
         r->last_ts = ts;
-    r->delivered_any = true;
     r->stats.records++;
     if (rec->internal.problem != ETL_OK) /* etl_record_problem, without the call per record */
         r->stats.records_damaged++;
@@ -833,6 +865,7 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
     if (!r)
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
     r->fd = -1;
+    r->last_ts = INT64_MIN;
     r->io = (struct etl_io_ref){io, ctx, size, opt ? opt->inflate_cache : NULL};
     r->rio = r->io;
     r->rio.cache = NULL; /* random reads would take what the sequential pass is to find */

@@ -75,6 +75,55 @@ static inline etl_status etl_peek_record_quick(const uint8_t *d, size_t avail, e
     return etl_peek_record(d, avail, out, err);
 }
 
+/* The classic class GUIDs of the kernel groups 0x00..ETL_KERNEL_GROUPS - 1 (HookId high byte,
+ * etw-formats.md 9.2), indexed by group. */
+#define ETL_KERNEL_GROUPS 0x1Fu
+extern const etl_guid etl_kernel_group_guids[ETL_KERNEL_GROUPS];
+
+/* The system family's header fields (SYSTEM, COMPACT, PERFINFO) into a view whose head is
+ * clear: the HookId and what it says, the version, the ids and CPU times the form carries.
+ * Returns the header's size, where PEBS/PMC items or the payload start.  Inline: the reader
+ * frames a kernel trace's records through it without a call (record.c's framer uses it too). */
+static inline uint32_t etl_frame_system_head(const uint8_t *d, unsigned t, uint16_t ver, etl_record *rec)
+{
+    uint16_t hook = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_HOOK_ID);
+    unsigned group = hook >> 8;
+    rec->hook_id = hook;
+    rec->group = (uint8_t)group;
+    rec->opcode = (uint8_t)(hook & 0xFF);
+    rec->version = (uint8_t)(ver & 0xFF);
+    if (group < ETL_KERNEL_GROUPS) {
+        rec->provider = etl_kernel_group_guids[group];
+        rec->has_provider = true;
+    }
+    if (t == ETL_HT_PERFINFO32 || t == ETL_HT_PERFINFO64)
+        return PERFINFO_TRACE_HEADER_SIZE;
+    rec->tid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_THREAD_ID);
+    rec->pid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_PROCESS_ID);
+    if (t == ETL_HT_SYSTEM32 || t == ETL_HT_SYSTEM64) {
+        rec->kernel_time = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_KERNEL_TIME);
+        rec->user_time = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_USER_TIME);
+        rec->has_cpu_times = true;
+        return SYSTEM_TRACE_HEADER_SIZE;
+    }
+    return SYSTEM_TRACE_HEADER_COMPACT_SIZE;
+}
+
+/* The pointer size a typed header kind says (4 or 8), or 0 for kinds that do not say. */
+static inline uint8_t etl_header_pointer_size(unsigned t)
+{
+    switch (t) {
+    case ETL_HT_SYSTEM32: case ETL_HT_COMPACT32: case ETL_HT_PERFINFO32:
+    case ETL_HT_FULL_HEADER32: case ETL_HT_INSTANCE32: case ETL_HT_EVENT_HEADER32:
+        return 4;
+    case ETL_HT_SYSTEM64: case ETL_HT_COMPACT64: case ETL_HT_PERFINFO64:
+    case ETL_HT_FULL_HEADER64: case ETL_HT_INSTANCE64: case ETL_HT_EVENT_HEADER64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
 /* The rest of framing (etl_frame_record) for a record whose peek succeeded: the reader peeks
  * every record once when it indexes a buffer, and frames from that peek on delivery. */
 void etl_frame_peeked(const uint8_t *d, const etl_record_peek *pk, uint8_t session_pointer_size, etl_record *rec);
