@@ -80,6 +80,9 @@ struct etl_reader {
     struct buf_ref *bufs;   /* every valid buffer, in delivery order (see the top comment) */
     uint32_t nbufs, bufs_cap;
     uint32_t next_buf;      /* next entry of bufs to load */
+    int64_t due_ts;         /* in time order, that buffer's first timestamp: fill_window has
+                             * nothing to load while the heap's head is earlier (INT64_MAX: no
+                             * buffer is due by time - none left, or file order) */
     struct heap_ent *heap;  /* the window, a min-heap on head timestamp */
     uint32_t nheap;
     uint64_t window_bytes;
@@ -621,6 +624,7 @@ static etl_status fill_window(etl_reader *r, etl_error *err)
         if (b)
             heap_push(r, b);
     }
+    r->due_ts = timed && r->next_buf < r->nbufs ? r->bufs[r->next_buf].first_ts : INT64_MAX;
     return ETL_OK;
 }
 
@@ -695,8 +699,8 @@ static int64_t run_limit(const etl_reader *r)
         lim = r->heap[1].ts;
     if (r->nheap > 2 && r->heap[2].ts < lim)
         lim = r->heap[2].ts;
-    if (r->opt.order == ETL_ORDER_TIME && r->next_buf < r->nbufs && r->bufs[r->next_buf].first_ts < lim)
-        lim = r->bufs[r->next_buf].first_ts;
+    if (r->due_ts < lim)
+        lim = r->due_ts;
     return lim;
 }
 
@@ -710,12 +714,14 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
             buffer_put(r, r->release);
             r->release = NULL;
         }
-        st = fill_window(r, err);
-        if (st != ETL_OK)
-            return st;
-        if (r->nheap == 0) {
-            release_deferred(r, UINT64_MAX);
-            return ETL_END;
+        if (r->nheap == 0 || r->heap[0].ts >= r->due_ts) { /* else fill_window would load nothing */
+            st = fill_window(r, err);
+            if (st != ETL_OK)
+                return st;
+            if (r->nheap == 0) {
+                release_deferred(r, UINT64_MAX);
+                return ETL_END;
+            }
         }
         r->run_limit = run_limit(r);
     }
