@@ -273,7 +273,9 @@ typedef struct etl_schema_step {
     uint32_t data_len;  /* CUSTOM: schema byte count; MAP: map byte count */
     uint8_t slot;       /* REFSLOT: the slot this value is kept in */
     uint8_t ref;        /* SIZE_REF / COUNT_REF: the slot read */
-    uint16_t reserved;
+    uint8_t scalar;     /* VALUE: the enumerator's scalar style (fields.h etl_fields_step_scalar),
+                           worked out once when the schema is emitted; 0 = not a scalar */
+    uint8_t reserved;
     /* VALUE / CUSTOM: the value's nominal type, worked out once from in_type and out_type by
      * etl_schema_builder_add_step (etl_value_type_nominal, value_format.h) so that decoding a
      * value does not re-derive it per value; zero (pointer_size 0) when not computed. */

@@ -404,6 +404,9 @@ etl_schema *etl_schema_builder_emit(const etl_schema_builder *b, void *mem, cons
             break;
         }
     number_duplicates(s, steps);
+    /* the scalar runs' decision (fields.h), once the steps are final */
+    for (uint32_t i = 0; i < s->step_count; i++)
+        steps[i].scalar = etl_fields_step_scalar(&steps[i], s->pointer_size);
     return s;
 }
 
