@@ -185,18 +185,27 @@ JSON_INLINE void value_key(json_out *j, const json_key_memo *key)
  * or NULL when the key is written already or there is none (an array element).  The common
  * values - integers, hex integers, short strings that need no escaping - go out with their key
  * in one run (json.h). */
+static void write_decoded(json_out *j, const etl_value *vp, const json_key_memo *key);
 static void write_value(json_out *j, const etl_item *it, const json_key_memo *key)
 {
     etl_value v;
+    size_t n;
+    etl_value_decode(it, &v, value_text, sizeof value_text);
+    if (it->map && etl_value_map_text(it, &v, value_out, sizeof value_out, &n)) {
+        value_key(j, key);
+        json_string_n(j, value_out, n); /* the value's names in its value map or bit map */
+        return;
+    }
+    write_decoded(j, &v, key);
+}
+
+/* A decoded value (write_value without a map). */
+static void write_decoded(json_out *j, const etl_value *vp, const json_key_memo *key)
+{
+    const etl_value v = *vp;
     char *t = value_out, *p;
     const size_t tcap = sizeof value_out;
     size_t n;
-    etl_value_decode(it, &v, value_text, sizeof value_text);
-    if (it->map && etl_value_map_text(it, &v, t, tcap, &n)) {
-        value_key(j, key);
-        json_string_n(j, t, n); /* the value's names in its value map or bit map */
-        return;
-    }
     switch (v.kind) {
     case ETL_VALUE_INT:
         if (v.v.i >= -(int64_t)JSON_SAFE_INT && v.v.i <= (int64_t)JSON_SAFE_INT) {
@@ -295,6 +304,184 @@ static const json_key_memo *field_key_new(json_out *j, const etl_item *it, uint3
     return NULL;
 }
 
+/* Scalars handed out at most per call of etl_fields_next_scalars (fields.h). */
+#define SCALAR_RUN_MAX 32u
+
+/* The keys of a schema's steps in JSON form ("key":), side by side in one table per schema, for
+ * the scalar runs: a key is then one fixed 32-byte copy from memory the schema's records keep
+ * warm, instead of a lookup in the writer's memo (whose slots are spread by hash).  The keys
+ * are the decoder's (etl_fields_step_key); a key longer than KEY_PLAN_TEXT or needing escapes
+ * has no entry and goes through field_key's memo.  Per thread, direct-mapped by the schema's
+ * arena index, the entries in an arena that starts over when full (a schema stays in the
+ * decoder's cache for the decoder's life, so its address and index name it). */
+#define KEY_PLAN_TEXT 31u
+#define KEY_PLAN_SLOTS 256u
+#define KEY_PLAN_ARENA 8192u /* entries: 256 KiB */
+typedef struct key_entry {
+    char text[KEY_PLAN_TEXT]; /* "key": */
+    uint8_t len;              /* 0: no entry */
+} key_entry;
+typedef struct key_plan {
+    const etl_schema *schema;
+    uint32_t at; /* the first step's entry in the arena */
+} key_plan;
+typedef struct key_plans {
+    key_plan slot[KEY_PLAN_SLOTS];
+    uint32_t used;
+    key_entry arena[KEY_PLAN_ARENA];
+} key_plans;
+
+/* The entries of f's schema's steps (NULL when the schema has too many steps). */
+static const key_entry *key_plan_build(key_plans *kp, key_plan *pl, const etl_fields *f)
+{
+    const etl_schema *s = f->schema;
+    if (s->step_count > KEY_PLAN_ARENA)
+        return NULL;
+    if (kp->used + s->step_count > KEY_PLAN_ARENA) { /* full: every schema's plan starts over */
+        memset(kp->slot, 0, sizeof kp->slot);
+        kp->used = 0;
+    }
+    key_entry *e = &kp->arena[kp->used];
+    for (uint32_t i = 0; i < s->step_count; i++) {
+        char key[ETL_ITEM_KEY_MAX];
+        const char *k = etl_fields_step_key(f, i, key, sizeof key);
+        size_t n = strlen(k);
+        e[i].len = 0;
+        if (n + 3 <= KEY_PLAN_TEXT && !json_needs_escape(k, n)) {
+            e[i].text[0] = '"';
+            memcpy(e[i].text + 1, k, n);
+            e[i].text[n + 1] = '"';
+            e[i].text[n + 2] = ':';
+            e[i].len = (uint8_t)(n + 3);
+        }
+    }
+    pl->schema = s;
+    pl->at = kp->used;
+    kp->used += s->step_count;
+    return e;
+}
+
+JSON_INLINE const key_entry *key_plan_of(const etl_fields *f)
+{
+    static _Thread_local key_plans kp;
+    const etl_schema *s = f->schema;
+    if (s->index == UINT32_MAX)
+        return NULL;
+    key_plan *pl = &kp.slot[s->index % KEY_PLAN_SLOTS];
+    if (pl->schema == s)
+        return &kp.arena[pl->at];
+    return key_plan_build(&kp, pl, f);
+}
+
+/* Does a scalar go as a JSON number (fields.h: its text is the number's)?  All but those beyond
+ * a double's integers. */
+JSON_INLINE bool scalar_is_number(const etl_scalar *sc)
+{
+    switch (sc->style) {
+    case ETL_SCALAR_HEX: return true; /* a string, "0x1F" */
+    case ETL_SCALAR_UINT: return sc->u <= JSON_SAFE_INT;
+    default: return (int64_t)sc->u >= -(int64_t)JSON_SAFE_INT && (int64_t)sc->u <= (int64_t)JSON_SAFE_INT;
+    }
+}
+
+/* A scalar's number at p (scalar_is_number): 21 bytes at most. */
+JSON_INLINE char *scalar_number(char *p, const etl_scalar *sc)
+{
+    uint64_t u = sc->u;
+    if (sc->style == ETL_SCALAR_HEX)
+        return json_run_hex_case(p, u, true);
+    if (sc->style == ETL_SCALAR_INT && (int64_t)u < 0) {
+        *p++ = '-';
+        u = (uint64_t)0 - u;
+    }
+    return json_run_u64(p, u);
+}
+
+/* Room a scalar takes in a run: its comma, its key (a plan entry's or a memo's) and its number. */
+#define SCALAR_ROOM (1u + sizeof(((json_key_memo *)0)->text) + VALUE_RUN_ROOM)
+
+/* write_scalars from scalar i on, whatever comes: p is the open run (NULL: none) and `sep` says
+ * scalar i's separator is in it already.  Keys from the plan (if any) or field_key's memo, a key
+ * met for the first time through json.c, a number beyond a double's through write_decoded; the
+ * run resumes after either. */
+static void write_scalars_from(json_out *j, const etl_fields *f, const etl_scalar *sc, unsigned n, bool keys,
+                               const key_entry *plan, unsigned i, char *p, bool sep)
+{
+    uint32_t schema = f->schema->index;
+    for (; i < n; i++, sep = false) {
+        if (!p)
+            p = json_run_begin(j, (n - i) * SCALAR_ROOM); /* after a lone key: no comma */
+        else if (!sep)
+            *p++ = ',';
+        /* here the run is open and scalar i's separator is in it */
+        if (keys) {
+            const key_entry *e = plan ? &plan[sc[i].step] : NULL;
+            const json_key_memo *m;
+            if (e && e->len) {
+                memcpy(p, e->text, sizeof *e);
+                p += e->len;
+            } else if ((m = schema != UINT32_MAX ? json_key_memo_find(j, schema, sc[i].step, NULL) : NULL)) {
+                memcpy(p, m->text, sizeof m->text);
+                p += m->len;
+            } else { /* met for the first time: written (and remembered) through json.c */
+                char key[ETL_ITEM_KEY_MAX];
+                const char *k = etl_fields_step_key(f, sc[i].step, key, sizeof key);
+                json_run_end(j, p);
+                if (j->depth > 0 && j->depth < 64)
+                    j->need_comma[j->depth] = false; /* the separator is written */
+                json_key_memoize(j, schema, sc[i].step, k, strlen(k));
+                p = json_run_begin(j, (n - i) * SCALAR_ROOM);
+            }
+        }
+        if (scalar_is_number(&sc[i])) {
+            p = scalar_number(p, &sc[i]);
+            continue;
+        }
+        /* beyond a double's integers: the value's text as a string, its separator (the comma or
+         * the key) already written */
+        etl_value v;
+        etl_scalar_value(f, &sc[i], &v);
+        json_run_end(j, p);
+        if (j->depth > 0 && j->depth < 64)
+            j->need_comma[j->depth] = false;
+        write_decoded(j, &v, NULL);
+        p = NULL;
+    }
+    if (p)
+        json_run_end(j, p);
+}
+
+/* A run of scalars (fields.h), as write_value would write each: in an object (`keys`) every key
+ * from the schema's key plan, in an array none, the numbers straight after, the whole run behind
+ * one reservation; at the first scalar that needs more (a key without a plan entry, a number
+ * beyond a double's) write_scalars_from takes over. */
+static void write_scalars(json_out *j, const etl_fields *f, const etl_scalar *sc, unsigned n, bool keys)
+{
+    const key_entry *plan = keys ? key_plan_of(f) : NULL;
+    if (keys && !plan) {
+        write_scalars_from(j, f, sc, n, keys, NULL, 0, NULL, false);
+        return;
+    }
+    char *p = json_run_begin(j, n * SCALAR_ROOM);
+    unsigned i = 0;
+    for (; i < n; i++) {
+        const key_entry *e = plan ? &plan[sc[i].step] : NULL;
+        if ((e && !e->len) || !scalar_is_number(&sc[i]))
+            break;
+        if (i)
+            *p++ = ',';
+        if (e) {
+            memcpy(p, e->text, sizeof *e);
+            p += e->len;
+        }
+        p = scalar_number(p, &sc[i]);
+    }
+    if (i < n)
+        write_scalars_from(j, f, sc, n, keys, plan, i, p, i == 0); /* scalar 0's separator: the run's */
+    else
+        json_run_end(j, p);
+}
+
 /* A key that etl_item_key may have returned in its own storage. */
 static void copy_key(char *dst, const char *src, size_t cap)
 {
@@ -323,6 +510,12 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
     json_key(j, "fields");
     json_begin_object(j);
     for (;;) {
+        etl_scalar sc[SCALAR_RUN_MAX];
+        unsigned n_sc = etl_fields_next_scalars(f, sc, SCALAR_RUN_MAX);
+        if (n_sc) {
+            write_scalars(j, f, sc, n_sc, in[depth] == IN_OBJECT);
+            continue;
+        }
         etl_item_kind k = etl_fields_next(f, &it);
         if (k == ETL_ITEM_END)
             break;
@@ -696,7 +889,7 @@ static char *run_guid(char *p, const etl_guid *g)
  * bytes at most (KIND_TEXT_MAX), remembered per thread in a few slots by those values and copied
  * whole when met again instead of formatted (seven numbers, a GUID). */
 #define KIND_TEXT_MAX 192u
-#define KIND_TEXT_SLOTS 64u
+#define KIND_TEXT_SLOTS 512u
 typedef struct kind_text {
     etl_guid provider;
     uint64_t ids;     /* event_id, version, channel, level, opcode, task (kind_ids) */
@@ -748,8 +941,9 @@ JSON_INLINE char *run_kind(char *p, const etl_record *r)
 {
     static _Thread_local kind_text memo[KIND_TEXT_SLOTS];
     uint64_t ids = kind_ids(r);
-    kind_text *m = &memo[(ids * 0x9E3779B97F4A7C15ULL ^ r->provider.data1) >> 58];
-    _Static_assert(KIND_TEXT_SLOTS == 64u, "the slot is a hash's top 6 bits");
+    /* the provider mixed in before the multiply, so that it reaches the top bits */
+    kind_text *m = &memo[((ids ^ r->provider.data1) * 0x9E3779B97F4A7C15ULL) >> 55];
+    _Static_assert(KIND_TEXT_SLOTS == 512u, "the slot is a hash's top 9 bits");
     if (!m->valid || m->ids != ids || m->keyword != r->keyword || m->has_provider != r->has_provider ||
         (r->has_provider && memcmp(&m->provider, &r->provider, sizeof r->provider) != 0))
         kind_format(m, r);

@@ -13,6 +13,7 @@
 
 #include "etl_format.h"
 #include "fields.h"
+#include "fuzz_input.h"
 #include "schema_cache.h"
 #include "registry.h"
 #include "value_format.h"
@@ -99,5 +100,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         if ((it.kind == ETL_ITEM_ARRAY_BEGIN || it.kind == ETL_ITEM_STRUCT_BEGIN) && (++c % 3) == 0)
             etl_fields_skip(&f);
     }
+    fuzz_scalar_runs(s, d, n, ptr);
     return 0;
 }

@@ -1,12 +1,15 @@
 /* fuzz_input.h - what the targets fed a payload and a schema text share (fuzz_manifest.c,
  * fuzz_tmf.c): the input's layout - a u16 payload length, that payload (cut to what there
- * is), then the text - and every value of a payload run through a schema and formatted. */
+ * is), then the text - and every value of a payload run through a schema and formatted; and
+ * the enumerator's scalar runs checked against its item-by-item walk (those and fuzz_tl.c,
+ * fuzz_classic.c). */
 #ifndef ETL_FUZZ_INPUT_H
 #define ETL_FUZZ_INPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "fields.h"
 #include "schema.h"
@@ -46,6 +49,43 @@ static inline void fuzz_format_values(const etl_schema *s, const uint8_t *payloa
     while (etl_fields_next(&f, &it) != ETL_ITEM_END)
         if (it.kind == ETL_ITEM_VALUE)
             etl_value_format(&it, text, cap);
+}
+
+/* The payload walked twice as etldump starts the enumerator: item by item, and taking scalar
+ * runs (etl_fields_next_scalars, at most 1..8 per call) wherever they come.  Every scalar must be
+ * the VALUE item the first walk gives there with the same number, every other item the same
+ * item, both ends the same: abort() when not. */
+static inline void fuzz_scalar_runs(const etl_schema *s, const uint8_t *payload, size_t len, uint8_t pointer_size)
+{
+    etl_fields a, b;
+    etl_item ia, ib;
+    etl_scalar sc[8];
+    char text[64];
+    unsigned max = 1;
+    etl_fields_start_opts(&a, s, payload, len, pointer_size, ETL_FIELDS_CHAR_STRINGS);
+    etl_fields_start_opts(&b, s, payload, len, pointer_size, ETL_FIELDS_CHAR_STRINGS);
+    for (;;) {
+        unsigned n = etl_fields_next_scalars(&b, sc, max);
+        max = max % 8 + 1;
+        for (unsigned i = 0; i < n; i++) {
+            etl_value va, vb;
+            if (etl_fields_next(&a, &ia) != ETL_ITEM_VALUE || ia.step != sc[i].step || ia.offset != sc[i].offset)
+                abort();
+            etl_value_decode(&ia, &va, text, sizeof text);
+            etl_scalar_value(&b, &sc[i], &vb);
+            if (va.kind != vb.kind || va.format != vb.format || va.v.u != vb.v.u || va.v.u != sc[i].u ||
+                (va.kind != ETL_VALUE_INT && va.kind != ETL_VALUE_UINT))
+                abort();
+        }
+        if (n)
+            continue;
+        etl_item_kind k = etl_fields_next(&b, &ib);
+        if (etl_fields_next(&a, &ia) != k || ia.step != ib.step || ia.offset != ib.offset || ia.size != ib.size ||
+            ia.data != ib.data || ia.depth != ib.depth || ia.array_index != ib.array_index)
+            abort();
+        if (k == ETL_ITEM_END)
+            return;
+    }
 }
 
 #endif /* ETL_FUZZ_INPUT_H */

@@ -39,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
                     continue;
                 compiled++;
                 fuzz_format_values(s, in.payload, in.payload_len, ptr, text, sizeof text);
+                fuzz_scalar_runs(s, in.payload, in.payload_len, ptr);
                 /* the same schema walked without a payload, every value's nominal type */
                 etl_item it;
                 etl_schema_walk w;

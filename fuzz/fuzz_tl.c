@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fields.h"
+#include "fuzz_input.h"
 #include "schema_cache.h"
 #include "schema_walk.h"
 #include "tl_schema.h"
@@ -47,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             if ((it.kind == ETL_ITEM_ARRAY_BEGIN || it.kind == ETL_ITEM_STRUCT_BEGIN) && (++k % 3) == 0)
                 etl_fields_skip(&f);
         }
+        fuzz_scalar_runs(s, d + mlen, n - mlen, ptr);
         /* the same schema walked without a payload, every value's nominal type */
         etl_schema_walk w;
         etl_value nominal;

@@ -454,6 +454,91 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
     }
 }
 
+uint8_t etl_fields_step_scalar(const etl_schema_step *st, uint8_t pointer_size)
+{
+    const etl_step_nominal *nm = &st->nominal;
+    /* what etl_fields_next hands out as one fixed-size VALUE, which etl_value_decode starts
+     * from the step's nominal type */
+    if (st->op != ETL_OP_VALUE || st->size_rule != ETL_SIZE_FIXED ||
+        (st->flags & (ETL_STEP_OPTIONAL | ETL_STEP_REFSLOT | ETL_STEP_MAP)) || !nm->pointer_size || !nm->fixed ||
+        nm->fixed != st->size)
+        return 0;
+    uint8_t bound = 0;
+    if (nm->in_type == ETL_IN_POINTER) {
+        if (nm->pointer_size != (pointer_size == 4 ? 4 : 8))
+            return 0;
+        bound = ETL_SCALAR_POINTER_BOUND;
+    }
+    if (nm->kind == ETL_VALUE_INT)
+        return ETL_SCALAR_INT | bound;
+    if (nm->kind != ETL_VALUE_UINT || nm->format == ETL_OUT_PORT)
+        return 0;
+    switch (etl_format_int_style(nm->format)) {
+    case ETL_INT_DECIMAL: return ETL_SCALAR_UINT | bound;
+    case ETL_INT_HEX: return ETL_SCALAR_HEX | bound;
+    default: return 0;
+    }
+}
+
+unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max)
+{
+    if (f->pending || f->done)
+        return 0;
+    const etl_schema *s = f->schema;
+    const etl_schema_step *steps = s->steps;
+    /* the run in locals (the stores to out cannot then alias the state), written back after */
+    uint32_t pc = f->pc, pos = f->pos, size = f->size, end = s->step_count;
+    const uint8_t *data = f->data;
+    uint8_t ptr = f->pointer_size == 4 ? 4 : 8;
+    uint32_t room = f->items < ETL_FIELDS_MAX_ITEMS ? ETL_FIELDS_MAX_ITEMS - f->items : 0;
+    if (max > room)
+        max = room; /* the item bound: etl_fields_next's placeholder comes next */
+    /* inside an array of one scalar element the run loops over its elements (advance); a run
+     * never opens or closes a container, so the frame stays the same */
+    etl_fields_frame *fr = f->depth ? &f->stack[f->depth - 1] : NULL;
+    uint32_t loop_at = fr && steps[fr->begin].op == ETL_OP_ARRAY_BEGIN ? steps[fr->begin].match : UINT32_MAX;
+    unsigned n = 0;
+    while (n < max && pc < end) {
+        const etl_schema_step *st = &steps[pc];
+        unsigned sc = st->scalar;
+        if (!sc || ((sc & ETL_SCALAR_POINTER_BOUND) && st->nominal.pointer_size != ptr) || st->size > size - pos)
+            break;
+        uint64_t x;
+        if (size - pos >= 8) {
+            /* a whole word, then the value's bytes kept by shifts (sign-extended for INT): no
+             * branch on the width, which changes from field to field */
+            unsigned sh = 64u - 8u * st->size;
+            uint64_t w = etl_ld64(data + pos) << sh;
+            x = (sc & ETL_SCALAR_STYLE_MASK) == ETL_SCALAR_INT ? (uint64_t)((int64_t)w >> sh) : w >> sh;
+        } else {
+            x = etl_nominal_int(&st->nominal, data + pos);
+        }
+        out[n].u = x;
+        out[n].step = pc;
+        out[n].offset = pos;
+        out[n].style = (uint8_t)(sc & ETL_SCALAR_STYLE_MASK);
+        n++;
+        pos += st->size;
+        pc++;
+        if (pc == loop_at && steps[pc].op == ETL_OP_ARRAY_END && ++fr->index < fr->count)
+            pc = fr->begin + 1;
+    }
+    if (n) {
+        f->pc = pc;
+        f->pos = pos;
+        f->items += n;
+        f->last_kind = ETL_ITEM_VALUE;
+    }
+    return n;
+}
+
+const char *etl_fields_step_key(const etl_fields *f, uint32_t step, char *out, size_t cap)
+{
+    const etl_schema_step *st = &f->schema->steps[step];
+    etl_item it = {.name = f->schema->strings + st->name, .dup = st->dup};
+    return etl_item_key(&it, out, cap);
+}
+
 bool etl_fields_skip(etl_fields *f)
 {
     if (f->done || f->depth == 0)

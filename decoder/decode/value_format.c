@@ -609,18 +609,7 @@ static inline __attribute__((always_inline)) void decode_nominal(const etl_step_
         v->bits = nm->bits;
         v->bytes = p;
         v->bytes_len = n;
-        uint64_t x;
-        switch (nm->fixed) {
-        case 1: x = p[0]; break;
-        case 2: x = etl_ld16(p); break;
-        case 4: x = etl_ld32(p); break;
-        default: x = etl_ld64(p); break;
-        }
-        if (nm->kind == ETL_VALUE_INT && nm->bits < 64) { /* sign-extend from the in-type's width */
-            uint64_t sign = 1ULL << (nm->bits - 1);
-            x = (x ^ sign) - sign;
-        }
-        v->v.u = x;
+        v->v.u = etl_nominal_int(nm, p);
         return;
     }
     apply_nominal(nm, n, v);
@@ -808,6 +797,12 @@ void etl_value_decode(const etl_item *it, etl_value *v, char *buf, size_t cap)
     else
         etl_value_decode_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size,
                              it->pointer_size, v, buf, cap);
+}
+
+void etl_scalar_value(const etl_fields *f, const etl_scalar *sc, etl_value *v)
+{
+    const etl_schema_step *st = &f->schema->steps[sc->step];
+    decode_nominal(&st->nominal, f->data + sc->offset, st->size, v, NULL, 0);
 }
 
 /* ---- text ------------------------------------------------------------------------------- */

@@ -154,6 +154,52 @@ static inline bool etl_fields_next_top_value(etl_fields *f, etl_item *item)
     }
 }
 
+/* ---- scalar runs: the fast path of a renderer ---------------------------------------------
+ *
+ * Most fields of kernel and manifest events are fixed-size integers shown as numbers, one after
+ * the other (and the elements of arrays of them: stack addresses).  etl_fields_next_scalars
+ * hands out such a run in one call - each value's number, its style and its step - instead of
+ * one etl_item per value, with the same bounds checks; the enumerator then stands where as
+ * many etl_fields_next calls would have left it, and the next item of any other kind (or the
+ * placeholder where the payload ends inside a field) comes from etl_fields_next as before.
+ *
+ * A scalar is a VALUE the enumerator would hand out with a fixed size equal to its in-type's,
+ * without a value map or bit map, not optional, not kept for a later length or count, whose
+ * nominal type (value_format.h) is an integer of style ETL_INT_DECIMAL or ETL_INT_HEX (not a
+ * PORT, an error code or a status): its value as etl_value_decode gives it is the number `u`,
+ * and its text etl_value_text's of that number (decimal, or "0x" + upper-case hex).  Elements
+ * of an array of one such VALUE are scalars too (keyless: the renderer knows it is in an
+ * array); a run never crosses a container's begin or end. */
+typedef enum etl_scalar_style {
+    ETL_SCALAR_UINT = 1, /* unsigned, decimal (ETL_VALUE_UINT, ETL_INT_DECIMAL) */
+    ETL_SCALAR_INT,      /* signed, decimal (ETL_VALUE_INT): u holds the int64_t */
+    ETL_SCALAR_HEX       /* unsigned, "0x" + upper-case hex (ETL_VALUE_UINT, ETL_INT_HEX) */
+} etl_scalar_style;
+
+typedef struct etl_scalar {
+    uint64_t u;      /* the value (ETL_SCALAR_INT: sign-extended, read it as int64_t) */
+    uint32_t step;   /* the schema step, as etl_item.step */
+    uint32_t offset; /* payload offset of its bytes, as etl_item.offset */
+    uint8_t style;   /* etl_scalar_style */
+} etl_scalar;
+
+/* The scalar style of a step (its etl_scalar_style, 0 when its values are not scalars), with
+ * ETL_SCALAR_POINTER_BOUND when its width is the pointer's (a POINTER: a scalar only for records
+ * of the pointer size the schema was compiled for).  The schema builder keeps it in the step
+ * (etl_schema_step.scalar) when it emits a schema. */
+#define ETL_SCALAR_POINTER_BOUND 0x80u
+#define ETL_SCALAR_STYLE_MASK 0x7Fu
+uint8_t etl_fields_step_scalar(const etl_schema_step *st, uint8_t pointer_size);
+
+/* Up to max scalars from the enumerator's position into out; how many (0 when the next item is
+ * not a scalar or its bytes are not all in the payload, and then nothing changes).  Each counts
+ * towards ETL_FIELDS_MAX_ITEMS as its item would. */
+unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max);
+
+/* The key of step `step` of the enumerator's schema among its siblings, as etl_item_key gives
+ * it for that step's items. */
+const char *etl_fields_step_key(const etl_fields *f, uint32_t step, char *out, size_t cap);
+
 /* Right after an ARRAY_BEGIN or STRUCT_BEGIN: pass over its contents without yielding them, so
  * that the next item is its END (or a PLACEHOLDER if the contents are damaged).  Arrays of
  * fixed-size elements are skipped in O(1) - e.g. a char array shown as one string from

@@ -117,12 +117,10 @@ typedef enum etl_int_style {
     ETL_INT_CODE,        /* decimal and a name: WIN32ERROR "5 (ERROR_ACCESS_DENIED)" */
     ETL_INT_CODE_HEX     /* "0x%08X" and a name: NTSTATUS, HRESULT */
 } etl_int_style;
-/* Inline: asked for every integer value that is written out. */
-static inline etl_int_style etl_value_int_style(const etl_value *v)
+/* The style of an unsigned integer value of effective out-type `format`. */
+static inline etl_int_style etl_format_int_style(uint16_t format)
 {
-    if (v->kind != ETL_VALUE_UINT)
-        return ETL_INT_DECIMAL;
-    switch (v->format) {
+    switch (format) {
     case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
     case ETL_OUT_CODE_POINTER:
         return ETL_INT_HEX;
@@ -134,12 +132,45 @@ static inline etl_int_style etl_value_int_style(const etl_value *v)
         return ETL_INT_DECIMAL;
     }
 }
+/* Inline: asked for every integer value that is written out. */
+static inline etl_int_style etl_value_int_style(const etl_value *v)
+{
+    return v->kind == ETL_VALUE_UINT ? etl_format_int_style(v->format) : ETL_INT_DECIMAL;
+}
 /* Is the value's number shown in hex (ETL_INT_HEX or ETL_INT_CODE_HEX)? */
 static inline bool etl_value_is_hex(const etl_value *v)
 {
     etl_int_style s = etl_value_int_style(v);
     return s == ETL_INT_HEX || s == ETL_INT_CODE_HEX;
 }
+
+/* The number of a fixed-size integer field (nominal kind INT or UINT, PORT aside) from its
+ * bytes p[0..nm->fixed): what etl_value_decode puts in v.u, INT sign-extended from its width.
+ * Inline: the enumerator's scalar runs (fields.h) and the value decoder share it. */
+static inline uint64_t etl_nominal_int(const etl_step_nominal *nm, const uint8_t *p)
+{
+    uint64_t x;
+    switch (nm->fixed) {
+    case 1: x = p[0]; break;
+    case 2: x = (uint64_t)(p[0] | p[1] << 8); break;
+    case 4: x = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24; break;
+    default:
+        x = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+            (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+        break;
+    }
+    if (nm->kind == ETL_VALUE_INT && nm->bits < 64) { /* sign-extend from the in-type's width */
+        uint64_t sign = 1ULL << (nm->bits - 1);
+        x = (x ^ sign) - sign;
+    }
+    return x;
+}
+
+/* The typed value of a scalar of a run (fields.h etl_fields_next_scalars), as etl_value_decode
+ * gives it for the VALUE item the enumerator would have handed out instead: for a renderer's
+ * rare cases (a number beyond what it writes as one).  f is the enumerator of the run, its
+ * payload still valid. */
+void etl_scalar_value(const etl_fields *f, const etl_scalar *sc, etl_value *v);
 
 /* Text of a decoded value into out (cap bytes, NUL-terminated); returns its length. */
 size_t etl_value_text(const etl_value *v, char *out, size_t cap);

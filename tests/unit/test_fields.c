@@ -1,8 +1,17 @@
 /* Unit tests of fields.c: the pull enumerator over compiled TraceLogging schemas - scalars,
  * nested structs, arrays of structs, CCount/VCount, custom fields, skipping, short payloads
  * (placeholder with the rest, then END), damaged schemas, the per-event item bound, and the
- * record helpers. */
+ * record helpers; scalar runs (etl_fields_next_scalars) against the item-by-item walk on
+ * constructed schemas and, given a captures folder (and a manifests folder), on every record
+ * of the corpus. */
+#include <inttypes.h>
 #include <stdlib.h>
+
+#include "capture_list.h"
+#include "etl.h"
+#include "prescan.h"
+#include "registry.h"
+#include "resolve.h"
 
 #include "check.h"
 #include "fields.h"
@@ -515,7 +524,150 @@ static void test_char_strings(void)
     free(s);
 }
 
-int main(void)
+/* ---- scalar runs ---------------------------------------------------------------------- */
+
+/* Two walks of one payload, one item by item, the other taking scalar runs (at most `max` per
+ * call) wherever it can: every scalar must be the VALUE item the first walk gives at that point
+ * (step, offset, the decoded number, its style, its key), every other item the same item, and
+ * both walks end alike.  Returns the scalars taken. */
+static uint64_t compare_runs(const etl_schema *s, const uint8_t *payload, size_t n, uint8_t ptr, unsigned opts,
+                             unsigned max)
+{
+    etl_fields a, f;
+    etl_item ia, ib;
+    etl_scalar sc[64];
+    uint64_t taken = 0;
+    char ta[256], tb[256], ka[ETL_ITEM_KEY_MAX], kb[ETL_ITEM_KEY_MAX];
+    etl_fields_start_opts(&a, s, payload, n, ptr, opts);
+    etl_fields_start_opts(&f, s, payload, n, ptr, opts);
+    for (;;) {
+        unsigned got = etl_fields_next_scalars(&f, sc, max);
+        CHECK(got <= max);
+        for (unsigned i = 0; i < got; i++, taken++) {
+            CHECK_EQ_U(etl_fields_next(&a, &ia), ETL_ITEM_VALUE);
+            CHECK_EQ_U(ia.step, sc[i].step);
+            CHECK_EQ_U(ia.offset, sc[i].offset);
+            CHECK(!ia.map && !ia.custom && !ia.char_array);
+            etl_value va, vb;
+            etl_value_decode(&ia, &va, ta, sizeof ta);
+            CHECK(va.kind == ETL_VALUE_INT || va.kind == ETL_VALUE_UINT);
+            CHECK(va.v.u == sc[i].u);
+            unsigned style = va.kind == ETL_VALUE_INT                             ? ETL_SCALAR_INT
+                             : etl_value_int_style(&va) == ETL_INT_HEX            ? ETL_SCALAR_HEX
+                             : etl_value_int_style(&va) == ETL_INT_DECIMAL ? ETL_SCALAR_UINT
+                                                                                  : 0;
+            CHECK_EQ_U(sc[i].style, style);
+            etl_scalar_value(&f, &sc[i], &vb);
+            CHECK(vb.kind == va.kind && vb.format == va.format && vb.bits == va.bits && vb.v.u == va.v.u &&
+                  vb.bytes == va.bytes && vb.bytes_len == va.bytes_len);
+            CHECK_EQ_U(etl_value_text(&va, ta, sizeof ta), etl_value_text(&vb, tb, sizeof tb));
+            CHECK_STR(ta, tb);
+            CHECK_STR(etl_item_key(&ia, ka, sizeof ka), etl_fields_step_key(&f, sc[i].step, kb, sizeof kb));
+        }
+        if (got)
+            continue;
+        etl_item_kind k = etl_fields_next(&f, &ib);
+        CHECK_EQ_U(etl_fields_next(&a, &ia), k);
+        CHECK(ia.step == ib.step && ia.offset == ib.offset && ia.size == ib.size && ia.data == ib.data &&
+              ia.wire_size == ib.wire_size && ia.depth == ib.depth && ia.array_index == ib.array_index &&
+              ia.array_count == ib.array_count && ia.is_element == ib.is_element && ia.char_array == ib.char_array);
+        CHECK_STR(ia.name, ib.name);
+        if (k == ETL_ITEM_END)
+            break;
+    }
+    CHECK_EQ_U(etl_fields_next_scalars(&f, sc, max), 0); /* nothing after END */
+    return taken;
+}
+
+static void test_scalar_runs(void)
+{
+    /* the fields, and each field's bytes as (width, value) pairs */
+    static const struct {
+        const char *name;
+        uint8_t in;
+        int out;
+    } fields[] = {
+        {"i8", 3, -1}, {"i16", 5, -1}, {"i32", 7, -1}, {"i64", 9, -1},
+        {"u64", 10, -1},                     /* beyond 2^53 below: a renderer's rare case */
+        {"h32", 20, -1},                     /* HEXINT32 */
+        {"hx", 8, ETL_TLOUT_HEX},
+        {"ptr", 16, -1},                     /* POINTER: scalar only at the schema's pointer size */
+        {"err", 8, ETL_TLOUT_WIN32ERROR},    /* a code with a name: not a scalar */
+        {"port", 6, ETL_TLOUT_PORT},         /* big-endian: not a scalar */
+        {"b", 4, ETL_TLOUT_BOOLEAN},         /* not an integer */
+        {"u8", 4, -1}, {"u8", 4, -1},        /* a repeated name: "u8_2" */
+        {"arr", 8 | ETL_TL_IN_VCOUNT, -1},   /* elements are scalars */
+        {"s", 2, -1}, {"last", 8, -1},
+    };
+    static const struct {
+        uint8_t width;
+        uint64_t v;
+    } bytes[] = {
+        {1, 0x80}, {2, 0xFFFE}, {4, 0x80000000u}, {8, (uint64_t)-7}, {8, UINT64_MAX - 3}, {4, 0xDEADBEEF},
+        {4, 0x1F}, {8, 0xFFFFF80310D7F2B7ULL}, {4, 5}, {2, 0x5000}, {1, 1}, {1, 7}, {1, 9},
+        {2, 3}, {4, 10}, {4, 11}, {4, 12}, /* arr: count, elements */
+        {2, 'x'}, /* s: "x" and its NUL (ANSI: 1 + 1 bytes) */
+        {4, 42},
+    };
+    tl_begin(&m, "Runs", 0);
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        tl_field(&m, fields[i].name, fields[i].in, fields[i].out, 0);
+    tl_end(&m);
+    etl_schema *s = compile(8);
+    p.n = 0;
+    for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++)
+        for (unsigned k = 0; k < bytes[i].width; k++)
+            tl_u8(&p, (uint8_t)(bytes[i].v >> (8 * k)));
+    /* i8..ptr, u8 u8_2, the 3 elements, last */
+    for (unsigned max = 1; max <= 20; max++) {
+        CHECK_EQ_U(compare_runs(s, p.b, p.n, 8, 0, max), 14);
+        CHECK_EQ_U(compare_runs(s, p.b, p.n, 8, ETL_FIELDS_CHAR_STRINGS, max), 14);
+    }
+    /* a 4-byte record on the 8-byte schema: the pointer goes item by item */
+    CHECK_EQ_U(compare_runs(s, p.b, p.n, 4, 0, 64), 13);
+    /* every cut: a run stops before a value the payload does not hold, the placeholder follows */
+    for (size_t cut = 0; cut < p.n; cut++)
+        compare_runs(s, p.b, cut, 8, 0, 64);
+    free(s);
+}
+
+/* Every record of a capture with a schema: both walks as etldump starts them. */
+static uint64_t corpus_scalars, corpus_records;
+static const char *corpus_manifests;
+
+static void runs_capture(const char *dir, const char *name)
+{
+    char *path = g_build_filename(dir, name, NULL);
+    etl_decoder *d = etl_decoder_new(NULL, NULL);
+    if (corpus_manifests)
+        etl_registry_add_path(etl_decoder_registry(d), corpus_manifests);
+    etl_error err;
+    const etl_observer obs[] = {etl_registry_observer(etl_decoder_registry(d))};
+    etl_prescan_file(path, obs, 1, &err);
+    etl_reader *r = NULL;
+    if (etl_reader_open_file(path, NULL, &r, &err) != ETL_OK)
+        r = NULL; /* an unusable file (the corpus has one): nothing to walk */
+    etl_record rec;
+    uint64_t taken = 0, records = 0;
+    while (r && etl_reader_next(r, &rec, &err) == ETL_OK) {
+        etl_resolved res;
+        etl_decoder_resolve(d, &rec, 0, &res, NULL);
+        if (!res.schema)
+            continue;
+        records++;
+        taken += compare_runs(res.schema, rec.bytes + rec.payload_offset, rec.payload_size, rec.pointer_size,
+                              ETL_FIELDS_CHAR_STRINGS, 1u + (unsigned)(records % 40));
+    }
+    if (r)
+        etl_reader_close(r);
+    printf("%s: %" PRIu64 " records with a schema, %" PRIu64 " scalars in runs\n", name, records, taken);
+    corpus_scalars += taken;
+    corpus_records += records;
+    etl_decoder_free(d);
+    g_free(path);
+}
+
+int main(int argc, char **argv)
 {
     etl_schema_builder_init(&b, NULL);
     test_scalars();
@@ -526,6 +678,12 @@ int main(void)
     test_item_limit();
     test_records();
     test_char_strings();
+    test_scalar_runs();
+    if (argc > 1) {
+        corpus_manifests = argc > 2 ? argv[2] : NULL;
+        CHECK(capture_list_each(argv[1], runs_capture) >= 19);
+        CHECK(corpus_scalars > 100000); /* the kernel captures' fields are mostly scalars */
+    }
     etl_schema_builder_free(&b);
     CHECK_MAIN_END();
 }
