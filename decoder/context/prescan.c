@@ -3,6 +3,8 @@
 
 #include "error.h"
 
+#include "carried.h"
+#include "eventsource.h"
 #include "procs.h"
 #include "registry.h"
 
@@ -56,7 +58,10 @@ static void observe_registry(void *ctx, const etl_record *rec)
     switch (rec->header_type) {
     case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
     case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64:
-        etl_registry_observe(ctx, rec, NULL);
+        /* and of those only the schema records: the registry's answer for any other (an error
+         * with its message formatted) is not worth asking for per record */
+        if (etl_carried_is_metadata(rec) || etl_es_is_manifest_chunk(rec))
+            etl_registry_observe(ctx, rec, NULL);
         break;
     default:
         break;

@@ -26,21 +26,24 @@ static void put(out_buf *o, const char *s, size_t n)
     o->p[o->len] = '\0';
 }
 
-size_t etl_message_format(const char *msg, const char *(*insert)(void *ctx, unsigned n), void *ctx, char *out,
-                          size_t cap)
+/* The message's parser, shared by the formatter and the compiler: the text between inserts and
+ * the escapes' characters go to lit(), in the very pieces the formatter puts (its cut at the
+ * output's end depends on them), the inserts to ins() with their text as written. */
+typedef struct msg_sink {
+    void (*lit)(void *ctx, const char *s, size_t n);
+    void (*ins)(void *ctx, unsigned n, const char *raw, size_t raw_len);
+    void *ctx;
+} msg_sink;
+
+static void parse_message(const char *msg, const msg_sink *k)
 {
-    out_buf o = {out, cap, 0};
-    if (cap)
-        out[0] = '\0';
-    if (!msg)
-        return 0;
     for (const char *p = msg; *p;) {
         const char *pct = strchr(p, '%');
         if (!pct) {
-            put(&o, p, strlen(p));
-            break;
+            k->lit(k->ctx, p, strlen(p));
+            return;
         }
-        put(&o, p, (size_t)(pct - p));
+        k->lit(k->ctx, p, (size_t)(pct - p));
         p = pct + 1;
         char c = *p;
         if (c >= '1' && c <= '9') {
@@ -56,26 +59,105 @@ size_t etl_message_format(const char *msg, const char *(*insert)(void *ctx, unsi
                 if (end)
                     p = end + 1;
             }
-            const char *text = insert ? insert(ctx, n) : NULL;
-            if (text)
-                put(&o, text, strlen(text));
-            else
-                put(&o, start, (size_t)(p - start)); /* no such field: leave it as written */
+            k->ins(k->ctx, n, start, (size_t)(p - start));
             continue;
         }
         switch (c) {
-        case '0': return o.len; /* ends the message */
-        case 'n': put(&o, "\n", 1); break;
-        case 'r': put(&o, "\r", 1); break;
-        case 't': put(&o, "\t", 1); break;
-        case ' ': put(&o, " ", 1); break;
-        case '%': case '.': case '!': put(&o, &c, 1); break;
-        case '\0': put(&o, "%", 1); return o.len; /* a lone % at the end */
-        default: put(&o, "%", 1); continue;       /* not an escape: keep the % and go on */
+        case '0': return; /* ends the message */
+        case 'n': k->lit(k->ctx, "\n", 1); break;
+        case 'r': k->lit(k->ctx, "\r", 1); break;
+        case 't': k->lit(k->ctx, "\t", 1); break;
+        case ' ': k->lit(k->ctx, " ", 1); break;
+        case '%': k->lit(k->ctx, "%", 1); break;
+        case '.': k->lit(k->ctx, ".", 1); break;
+        case '!': k->lit(k->ctx, "!", 1); break;
+        case '\0': k->lit(k->ctx, "%", 1); return; /* a lone % at the end */
+        default: k->lit(k->ctx, "%", 1); continue;  /* not an escape: keep the % and go on */
         }
         p++;
     }
-    return o.len;
+}
+
+typedef struct format_ctx {
+    out_buf o;
+    const char *(*insert)(void *ctx, unsigned n);
+    void *ictx;
+} format_ctx;
+
+static void format_lit(void *ctx, const char *s, size_t n)
+{
+    put(&((format_ctx *)ctx)->o, s, n);
+}
+
+static void format_ins(void *ctx, unsigned n, const char *raw, size_t raw_len)
+{
+    format_ctx *f = ctx;
+    const char *text = f->insert ? f->insert(f->ictx, n) : NULL;
+    if (text)
+        put(&f->o, text, strlen(text));
+    else
+        put(&f->o, raw, raw_len); /* no such field: leave it as written */
+}
+
+size_t etl_message_format(const char *msg, const char *(*insert)(void *ctx, unsigned n), void *ctx, char *out,
+                          size_t cap)
+{
+    format_ctx f = {{out, cap, 0}, insert, ctx};
+    if (cap)
+        out[0] = '\0';
+    if (!msg)
+        return 0;
+    const msg_sink k = {format_lit, format_ins, &f};
+    parse_message(msg, &k);
+    return f.o.len;
+}
+
+/* The compiler's sink: adjacent literal text merged into one piece; counts only when the
+ * outputs are NULL. */
+typedef struct compile_ctx {
+    const char *msg;
+    etl_message_piece *pieces;
+    char *lits;
+    size_t n_pieces, n_lits;
+    bool in_lit; /* the last piece is a literal that may grow */
+} compile_ctx;
+
+static void compile_lit(void *ctx, const char *s, size_t n)
+{
+    compile_ctx *c = ctx;
+    if (!n)
+        return;
+    if (!c->in_lit) {
+        if (c->pieces)
+            c->pieces[c->n_pieces] = (etl_message_piece){(uint32_t)c->n_lits, 0, 0};
+        c->n_pieces++;
+        c->in_lit = true;
+    }
+    if (c->lits) {
+        memcpy(c->lits + c->n_lits, s, n);
+        c->pieces[c->n_pieces - 1].len += (uint32_t)n;
+    }
+    c->n_lits += n;
+}
+
+static void compile_ins(void *ctx, unsigned n, const char *raw, size_t raw_len)
+{
+    compile_ctx *c = ctx;
+    if (c->pieces)
+        c->pieces[c->n_pieces] = (etl_message_piece){(uint32_t)(raw - c->msg), (uint32_t)raw_len, n};
+    c->n_pieces++;
+    c->in_lit = false;
+}
+
+void etl_message_compile(const char *message, etl_message_piece *pieces, char *literals, size_t *n_pieces,
+                         size_t *n_literals)
+{
+    compile_ctx c = {message, pieces, literals, 0, 0, false};
+    const msg_sink k = {compile_lit, compile_ins, &c};
+    if (message)
+        parse_message(message, &k);
+    *n_pieces = c.n_pieces;
+    *n_literals = c.n_lits;
 }
 
 typedef etl_message_scratch inserts;
@@ -183,8 +265,13 @@ static bool collect_inserts(const etl_schema *s, const uint8_t *payload, size_t 
             }
             if (wanted) {
                 size_t before = in->used;
-                size_t n = etl_value_format(&it, val, vcap);
-                ins_put(in, val, n);
+                if (sizeof in->text - 1 - in->used >= vcap) {
+                    /* room for the longest text: formatted in place, as the copy below would */
+                    in->used += etl_value_format(&it, in->text + in->used, vcap);
+                } else {
+                    size_t n = etl_value_format(&it, val, vcap);
+                    ins_put(in, val, n);
+                }
                 bound += in->used - before;
             } else {
                 bound += value_text_bound(&it, vcap);
@@ -211,5 +298,29 @@ size_t etl_message_render(const etl_schema *s, const uint8_t *payload, size_t si
     used_inserts use = {{s->message_inserts[0], s->message_inserts[1]}, s->message_max_insert};
     if (!collect_inserts(s, payload, size, pointer_size, in, in->render_all ? NULL : &use))
         collect_inserts(s, payload, size, pointer_size, in, NULL);
-    return etl_message_format(msg, insert_at, in, out, cap);
+    if (!s->message_piece_count || in->parse)
+        return etl_message_format(msg, insert_at, in, out, cap);
+    /* the compiled pieces; where the output would be cut, the parser's own pieces decide */
+    size_t o = 0;
+    for (uint32_t i = 0; i < s->message_piece_count; i++) {
+        const etl_message_piece *pc = &s->message_pieces[i];
+        const char *t;
+        size_t n;
+        if (!pc->insert) {
+            t = s->message_literals + pc->off;
+            n = pc->len;
+        } else if (pc->insert <= in->count && in->have[pc->insert]) {
+            t = in->text + in->off[pc->insert];
+            n = strlen(t);
+        } else {
+            t = msg + pc->off;
+            n = pc->len;
+        }
+        if (o + n + 1 > cap)
+            return etl_message_format(msg, insert_at, in, out, cap);
+        memcpy(out + o, t, n);
+        o += n;
+    }
+    out[o] = '\0';
+    return o;
 }

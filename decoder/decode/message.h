@@ -33,6 +33,8 @@ typedef struct etl_message_scratch {
     unsigned count;
     size_t used;
     bool render_all; /* format every insert, used or not (tests compare the two); normally false */
+    bool parse;      /* parse the message string instead of copying its compiled pieces (tests
+                        compare the two); normally false */
     char text[ETL_MESSAGE_MAX_INSERT_TEXT];
     char value[ETL_MESSAGE_MAX_VALUE_TEXT];
 } etl_message_scratch;
@@ -49,6 +51,14 @@ size_t etl_message_render(const etl_schema *s, const uint8_t *payload, size_t si
  * or NULL when there is none. */
 size_t etl_message_format(const char *message, const char *(*insert)(void *ctx, unsigned n), void *ctx, char *out,
                           size_t cap);
+
+/* The message compiled (the schema builder does it once per schema, schema.h): its literal
+ * text, escapes applied, and its inserts as pieces[0..*n_pieces), the literal text in
+ * literals[0..*n_literals) (at most strlen(message) bytes); rendering the pieces gives what
+ * etl_message_format gives whenever the output is not cut.  With pieces and literals NULL it
+ * only counts. */
+void etl_message_compile(const char *message, etl_message_piece *pieces, char *literals, size_t *n_pieces,
+                         size_t *n_literals);
 
 /* The inserts message names (insert n, 1..99, sets bit n % 64 of used[n / 64]) as
  * etl_message_format reads it; returns the highest, 0 when none.  Schemas keep it (schema.h). */

@@ -287,6 +287,16 @@ typedef struct etl_schema_step {
  * messages (TMF files: schema/tmf/tmf_schema.h, where a VALUE step's tag is the argument's %N). */
 enum { ETL_SCHEMA_TRACELOGGING = 1, ETL_SCHEMA_MANIFEST = 2, ETL_SCHEMA_CLASSIC = 3, ETL_SCHEMA_WPP = 4 };
 
+/* One piece of a compiled message (message.h etl_message_compile): the message as literal text
+ * (its escapes already applied) and inserts, in order, so that rendering copies pieces instead
+ * of parsing the message per event. */
+typedef struct etl_message_piece {
+    uint32_t off;    /* literal: offset in message_literals; insert: offset of the insert as written
+                        in the message string (what stays when the event has no such field) */
+    uint32_t len;
+    uint32_t insert; /* 0: literal text; else the insert number n (1..99) */
+} etl_message_piece;
+
 /* A compiled schema.  Read-only once built; safe to share between threads. */
 typedef struct etl_schema {
     uint32_t index;           /* arena index in its cache (UINT32_MAX when not in a cache) */
@@ -313,6 +323,9 @@ typedef struct etl_schema {
     uint64_t message_inserts[2]; /* the inserts it names: n (1..99) is bit n % 64 of [n / 64]
                                     (message.h: etl_message_inserts), worked out once here */
     uint8_t message_max_insert;  /* the highest of them, 0 when none */
+    uint32_t message_piece_count; /* the message compiled once here (0 pieces: not compiled, the */
+    const etl_message_piece *message_pieces; /* renderer parses the string) */
+    const char *message_literals;
     uint32_t origin;          /* where the schema came from (file, stream, trace) */
     uint8_t schema_version;   /* manifests: the version of the definition compiled (it can be
                                  lower than the record's: see mf_schema.h) */

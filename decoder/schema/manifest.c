@@ -55,7 +55,10 @@ typedef struct parse_state {
     /* localization: the en-US table wins; the first table seen serves otherwise */
     GHashTable *strings_en, *strings_any;
     bool in_en_table, in_any_table, any_table_taken;
+    struct fast_xml *fast; /* the fast reader's position (see below), or NULL under GMarkup */
 } parse_state;
+
+static int state_line(parse_state *st);
 
 #define MF_ERROR g_quark_from_static_string("etl-manifest")
 
@@ -341,9 +344,7 @@ static void on_start(GMarkupParseContext *ctx, const char *element, const char *
         e.opcode = keep(st, attr(n, v, "opcode"));
         e.channel = keep(st, attr(n, v, "channel"));
         e.keywords = keep(st, attr(n, v, "keywords"));
-        int line = 0, ch = 0;
-        g_markup_parse_context_get_position(st->ctx, &line, &ch);
-        e.e.source_line = (uint32_t)line;
+        e.e.source_line = (uint32_t)state_line(st);
         g_array_append_val(p->events, e);
     } else if (strcmp(element, "template") == 0) {
         st->tid = keep(st, attr(n, v, "tid"));
@@ -637,9 +638,344 @@ static void free_build(provider_build *pb)
     }
 }
 
+/* ---- parse state ------------------------------------------------------------------------- */
+
+static void state_init(parse_state *st, etl_manifest **m, const char *origin)
+{
+    *m = g_new0(etl_manifest, 1);
+    (*m)->strings = g_string_chunk_new(4096);
+    (*m)->providers = g_array_new(FALSE, TRUE, sizeof(etl_mf_provider));
+    memset(st, 0, sizeof *st);
+    st->m = *m;
+    st->origin = origin;
+    st->providers = g_array_new(FALSE, TRUE, sizeof(provider_build));
+    st->strings_en = g_hash_table_new(g_str_hash, g_str_equal);
+    st->strings_any = g_hash_table_new(g_str_hash, g_str_equal);
+}
+
+/* What a parse leaves half-built (a template's properties, a map's entries). */
+static void state_release(parse_state *st)
+{
+    if (st->props) {
+        g_array_free(st->props, TRUE);
+        st->props = NULL;
+    }
+    if (st->map_entries) {
+        g_array_free(st->map_entries, TRUE);
+        st->map_entries = NULL;
+    }
+}
+
+static void state_free(parse_state *st)
+{
+    g_array_free(st->providers, TRUE);
+    g_hash_table_destroy(st->strings_en);
+    g_hash_table_destroy(st->strings_any);
+    if (st->ctx)
+        g_markup_parse_context_free(st->ctx);
+    st->ctx = NULL;
+}
+
+/* Everything of a parse that did not succeed, the manifest included. */
+static void state_discard(parse_state *st, etl_manifest *m)
+{
+    state_release(st);
+    for (guint i = 0; i < st->providers->len; i++)
+        free_build(&g_array_index(st->providers, provider_build, i));
+    state_free(st);
+    etl_manifest_free(m);
+}
+
+/* ---- the fast reader ------------------------------------------------------------------------
+ *
+ * GMarkup spends ~90 instructions per byte of a manifest (2 MB of shared manifests: 175 M, more
+ * than a tenth of decoding the net452 trace).  This reader reads the XML that manifests are -
+ * elements, attributes with the five named entities, comments, <?...?>, text without entities -
+ * calling on_start and on_end exactly as GMarkup would, with the same names, values (GMarkup's
+ * attribute normalization: tab, newline and CR as a space, CR LF as one) and line.  Whatever else
+ * it meets (a DOCTYPE, CDATA, a character reference, a name beyond plain ASCII, anything GMarkup
+ * would refuse, invalid UTF-8, a callback's error), it stands back and GMarkup reads the
+ * document afresh: results and messages stay GMarkup's. */
+
+typedef struct fast_xml {
+    const char *xml;
+    size_t len;
+    size_t at;      /* where GMarkup's iterator stands when it calls back */
+    size_t counted; /* newlines of xml[1..counted) are in line */
+    int line;
+} fast_xml;
+
+/* GMarkup counts a newline when its iterator steps onto it (never the first byte). */
+static int fast_line(fast_xml *x)
+{
+    size_t end = x->at < x->len ? x->at + 1 : x->len;
+    while (x->counted < end) {
+        const char *nl = memchr(x->xml + x->counted, '\n', end - x->counted);
+        if (!nl) {
+            x->counted = end;
+            break;
+        }
+        x->line++;
+        x->counted = (size_t)(nl - x->xml) + 1;
+    }
+    return x->line;
+}
+
+static int state_line(parse_state *st)
+{
+    if (st->fast)
+        return fast_line(st->fast);
+    int line = 0, ch = 0;
+    g_markup_parse_context_get_position(st->ctx, &line, &ch);
+    return line;
+}
+
+static inline bool fx_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static inline bool fx_name_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == ':';
+}
+
+static inline bool fx_name_char(char c)
+{
+    return fx_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
+}
+
+/* The end of a name starting at i (0 when there is none), in GMarkup's terms: plain ASCII name
+ * characters up to a space, '=', '/' or '>'. */
+static size_t fx_name(const char *xml, size_t len, size_t i)
+{
+    if (i >= len || !fx_name_start(xml[i]))
+        return 0;
+    while (i < len && fx_name_char(xml[i]))
+        i++;
+    if (i >= len || !(fx_space(xml[i]) || xml[i] == '=' || xml[i] == '/' || xml[i] == '>'))
+        return 0;
+    return i;
+}
+
+static size_t fx_skip_spaces(const char *xml, size_t len, size_t i)
+{
+    while (i < len && fx_space(xml[i]))
+        i++;
+    return i;
+}
+
+/* An attribute value as GMarkup hands it out, appended to buf with its NUL; false when it has
+ * a character reference or an entity GMarkup would refuse. */
+static bool fx_value(GString *buf, const char *v, size_t n)
+{
+    size_t run = 0; /* bytes copied as they are, pending */
+    for (size_t k = 0; k < n; k++) {
+        char c = v[k];
+        if (c != '&' && c != '\t' && c != '\n' && c != '\r') {
+            run++;
+            continue;
+        }
+        g_string_append_len(buf, v + k - run, (gssize)run);
+        run = 0;
+        if (c != '&') {
+            g_string_append_c(buf, ' ');
+            if (c == '\r' && k + 1 < n && v[k + 1] == '\n')
+                k++;
+            continue;
+        }
+        static const struct {
+            const char *name;
+            size_t len;
+            char c;
+        } entities[] = {{"lt;", 3, '<'}, {"gt;", 3, '>'}, {"amp;", 4, '&'}, {"quot;", 5, '"'}, {"apos;", 5, '\''}};
+        size_t e = 0;
+        while (e < G_N_ELEMENTS(entities) &&
+               !(n - k - 1 >= entities[e].len && memcmp(v + k + 1, entities[e].name, entities[e].len) == 0))
+            e++;
+        if (e == G_N_ELEMENTS(entities))
+            return false;
+        g_string_append_c(buf, entities[e].c);
+        k += entities[e].len;
+    }
+    g_string_append_len(buf, v + n - run, (gssize)run);
+    g_string_append_c(buf, '\0');
+    return true;
+}
+
+enum { FX_MAX_DEPTH = 64, FX_MAX_NAME = 64, FX_MAX_ATTRS = 64 };
+
+/* Plain ASCII without a NUL (what manifests are, mostly): 8 bytes per step; else GLib's check
+ * of UTF-8 (which refuses a NUL as well). */
+static bool fx_valid_text(const char *xml, size_t len)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, xml + i, 8);
+        if ((w & 0x8080808080808080ULL) || ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL))
+            return g_utf8_validate(xml, (gssize)len, NULL);
+    }
+    for (; i < len; i++)
+        if (!xml[i] || (xml[i] & 0x80))
+            return g_utf8_validate(xml, (gssize)len, NULL);
+    return true;
+}
+
+/* True when the whole document was read and every callback succeeded. */
+static bool fast_parse(parse_state *st, const char *xml, size_t len)
+{
+    if (!fx_valid_text(xml, len))
+        return false;
+    fast_xml x = {xml, len, 0, 1, 1};
+    char (*names)[FX_MAX_NAME] = g_malloc((size_t)FX_MAX_DEPTH * FX_MAX_NAME);
+    GString *buf = g_string_sized_new(512);
+    size_t name_at[FX_MAX_ATTRS], value_at[FX_MAX_ATTRS];
+    const char *an[FX_MAX_ATTRS + 1], *av[FX_MAX_ATTRS + 1];
+    GError *ge = NULL;
+    int depth = 0;
+    bool any = false, ok = false;
+    st->fast = &x;
+    size_t i = 0;
+    for (;;) {
+        if (depth == 0) {
+            i = fx_skip_spaces(xml, len, i);
+            if (i >= len)
+                break;
+            if (xml[i] != '<')
+                goto out;
+        } else {
+            const char *lt = memchr(xml + i, '<', len - i);
+            if (!lt || memchr(xml + i, '&', (size_t)(lt - xml) - i))
+                goto out; /* the end inside an element, or text with an entity */
+            i = (size_t)(lt - xml);
+        }
+        i++; /* past '<' */
+        if (i >= len)
+            goto out;
+        if (xml[i] == '?' || xml[i] == '!') {
+            /* <?...?> ends at the first "?>" (its '?' may be the opening one), <!--...--> at
+             * the first "-->" (its dashes may be the opening ones) */
+            const char *end = NULL;
+            if (xml[i] == '?')
+                end = g_strstr_len(xml + i, (gssize)(len - i), "?>");
+            else if (len - i >= 3 && memcmp(xml + i, "!--", 3) == 0)
+                end = g_strstr_len(xml + i + 1, (gssize)(len - i - 1), "-->");
+            if (!end)
+                goto out;
+            i = (size_t)(end - xml) + (xml[i] == '?' ? 2 : 3);
+            continue;
+        }
+        if (xml[i] == '/') { /* a close tag */
+            size_t e = fx_name(xml, len, i + 1);
+            if (!e || depth == 0)
+                goto out;
+            size_t n = e - (i + 1);
+            if (n >= FX_MAX_NAME || memcmp(names[depth - 1], xml + i + 1, n) != 0 || names[depth - 1][n])
+                goto out;
+            i = fx_skip_spaces(xml, len, e);
+            if (i >= len || xml[i] != '>')
+                goto out;
+            x.at = ++i;
+            on_end(NULL, names[depth - 1], st, &ge);
+            depth--;
+            if (ge)
+                goto out;
+            continue;
+        }
+        /* a start tag */
+        size_t e = fx_name(xml, len, i);
+        if (!e || e - i >= FX_MAX_NAME || depth >= FX_MAX_DEPTH)
+            goto out;
+        memcpy(names[depth], xml + i, e - i);
+        names[depth][e - i] = '\0';
+        any = true;
+        i = e;
+        g_string_truncate(buf, 0);
+        size_t na = 0;
+        bool empty;
+        for (;;) {
+            i = fx_skip_spaces(xml, len, i);
+            if (i >= len)
+                goto out;
+            if (xml[i] == '/') {
+                if (i + 1 >= len || xml[i + 1] != '>')
+                    goto out;
+                x.at = ++i; /* GMarkup calls back with its iterator on the '>' */
+                empty = true;
+                break;
+            }
+            if (xml[i] == '>') {
+                x.at = ++i;
+                empty = false;
+                break;
+            }
+            size_t ne = fx_name(xml, len, i);
+            if (!ne || na >= FX_MAX_ATTRS)
+                goto out;
+            name_at[na] = buf->len;
+            g_string_append_len(buf, xml + i, (gssize)(ne - i));
+            g_string_append_c(buf, '\0');
+            i = fx_skip_spaces(xml, len, ne);
+            if (i >= len || xml[i] != '=')
+                goto out;
+            i = fx_skip_spaces(xml, len, i + 1);
+            if (i >= len || (xml[i] != '"' && xml[i] != '\''))
+                goto out;
+            const char *q = memchr(xml + i + 1, xml[i], len - i - 1);
+            if (!q)
+                goto out;
+            value_at[na] = buf->len;
+            if (!fx_value(buf, xml + i + 1, (size_t)(q - xml) - i - 1))
+                goto out;
+            na++;
+            i = (size_t)(q - xml) + 1;
+        }
+        for (size_t k = 0; k < na; k++) {
+            an[k] = buf->str + name_at[k];
+            av[k] = buf->str + value_at[k];
+        }
+        an[na] = av[na] = NULL;
+        on_start(NULL, names[depth], an, av, st, &ge);
+        if (ge)
+            goto out;
+        if (empty) {
+            x.at = ++i; /* past the '>' */
+            on_end(NULL, names[depth], st, &ge);
+            if (ge)
+                goto out;
+        } else {
+            depth++;
+        }
+    }
+    ok = depth == 0 && any;
+out:
+    if (ge)
+        g_error_free(ge);
+    g_string_free(buf, TRUE);
+    g_free(names);
+    st->fast = NULL;
+    return ok;
+}
+
 /* ---- entry points ----------------------------------------------------------------------- */
 
+static etl_status parse(const char *xml, size_t len, const char *origin, bool try_fast, etl_manifest **out,
+                        etl_error *err);
+
 etl_status etl_manifest_parse(const char *xml, size_t len, const char *origin, etl_manifest **out, etl_error *err)
+{
+    return parse(xml, len, origin, true, out, err);
+}
+
+etl_status etl_manifest_parse_gmarkup(const char *xml, size_t len, const char *origin, etl_manifest **out,
+                                      etl_error *err)
+{
+    return parse(xml, len, origin, false, out, err);
+}
+
+static etl_status parse(const char *xml, size_t len, const char *origin, bool try_fast, etl_manifest **out,
+                        etl_error *err)
 {
     *out = NULL;
     if (!xml)
@@ -667,67 +1003,58 @@ etl_status etl_manifest_parse(const char *xml, size_t len, const char *origin, e
         xml += 3;
         len -= 3;
     }
-    /* The <?xml ...?> declaration goes to GMarkup's passthrough handler, which is unset. */
-    etl_manifest *m = g_new0(etl_manifest, 1);
-    m->strings = g_string_chunk_new(4096);
-    m->providers = g_array_new(FALSE, TRUE, sizeof(etl_mf_provider));
-    parse_state st = {0};
-    st.m = m;
-    st.origin = origin;
-    st.providers = g_array_new(FALSE, TRUE, sizeof(provider_build));
-    st.strings_en = g_hash_table_new(g_str_hash, g_str_equal);
-    st.strings_any = g_hash_table_new(g_str_hash, g_str_equal);
+    /* The <?xml ...?> declaration goes to GMarkup's passthrough handler, which is unset.  The
+     * fast reader goes first; where it stands back, GMarkup reads the document afresh. */
+    etl_manifest *m = NULL;
+    parse_state st;
+    state_init(&st, &m, origin);
+    bool fast = try_fast && fast_parse(&st, xml, len);
+    if (!fast) {
+        state_discard(&st, m);
+        state_init(&st, &m, origin);
+    }
     static const GMarkupParser parser = {on_start, on_end, NULL, NULL, NULL};
-    st.ctx = g_markup_parse_context_new(&parser, 0, &st, NULL);
-    GError *ge = NULL;
-    gboolean ok = g_markup_parse_context_parse(st.ctx, xml, (gssize)len, &ge) &&
-                  g_markup_parse_context_end_parse(st.ctx, &ge);
     etl_status status = ETL_OK;
-    if (!ok) {
-        int line = 0, ch = 0;
-        g_markup_parse_context_get_position(st.ctx, &line, &ch);
-        if (ge && ge->domain == MF_ERROR) {
-            if (ch <= 1 && line > 1)
-                line--;
-            status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d: %s", origin, line, ge->message);
-        } else {
-            /* GMarkup's own messages start "Error on line N char M: ", which the origin:line:char
-             * prefix already says */
-            const char *msg = ge ? ge->message : "parse error";
-            const char *colon = strncmp(msg, "Error on line ", 14) == 0 ? strstr(msg, ": ") : NULL;
-            status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d:%d: %s", origin, line, ch, colon ? colon + 2 : msg);
+    if (!fast) {
+        st.ctx = g_markup_parse_context_new(&parser, 0, &st, NULL);
+        GError *ge = NULL;
+        gboolean ok = g_markup_parse_context_parse(st.ctx, xml, (gssize)len, &ge) &&
+                      g_markup_parse_context_end_parse(st.ctx, &ge);
+        if (!ok) {
+            int line = 0, ch = 0;
+            g_markup_parse_context_get_position(st.ctx, &line, &ch);
+            if (ge && ge->domain == MF_ERROR) {
+                if (ch <= 1 && line > 1)
+                    line--;
+                status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d: %s", origin, line, ge->message);
+            } else {
+                /* GMarkup's own messages start "Error on line N char M: ", which the
+                 * origin:line:char prefix already says */
+                const char *msg = ge ? ge->message : "parse error";
+                const char *colon = strncmp(msg, "Error on line ", 14) == 0 ? strstr(msg, ": ") : NULL;
+                status = etl_fail(err, ETL_ERR_CORRUPT, 0, "%s:%d:%d: %s", origin, line, ch, colon ? colon + 2 : msg);
+            }
+            if (ge)
+                g_error_free(ge);
         }
-        if (ge)
-            g_error_free(ge);
-    } else if (st.providers->len == 0) {
+    }
+    if (status == ETL_OK && st.providers->len == 0)
         status = etl_fail(err, ETL_ERR_NOT_FOUND, 0, "%s: no <provider> in this manifest", origin);
-    }
-    if (st.props) {
-        g_array_free(st.props, TRUE);
-        st.props = NULL;
-    }
-    if (st.map_entries)
-        g_array_free(st.map_entries, TRUE);
-    for (guint i = 0; i < st.providers->len; i++) {
-        provider_build *pb = &g_array_index(st.providers, provider_build, i);
-        if (status == ETL_OK) {
-            finish_provider(&st, pb);
-            etl_mf_provider sealed;
-            seal_provider(pb, &sealed);
-            g_array_append_val(m->providers, sealed);
-        } else {
-            free_build(pb);
-        }
-    }
-    g_array_free(st.providers, TRUE);
-    g_hash_table_destroy(st.strings_en);
-    g_hash_table_destroy(st.strings_any);
-    g_markup_parse_context_free(st.ctx);
-    g_free(converted);
     if (status != ETL_OK) {
-        etl_manifest_free(m);
+        state_discard(&st, m);
+        g_free(converted);
         return status;
     }
+    state_release(&st);
+    for (guint i = 0; i < st.providers->len; i++) {
+        provider_build *pb = &g_array_index(st.providers, provider_build, i);
+        finish_provider(&st, pb);
+        etl_mf_provider sealed;
+        seal_provider(pb, &sealed);
+        g_array_append_val(m->providers, sealed);
+    }
+    state_free(&st);
+    g_free(converted);
     *out = m;
     return ETL_OK;
 }

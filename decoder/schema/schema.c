@@ -282,10 +282,24 @@ static size_t align8(size_t v)
     return (v + 7u) & ~(size_t)7u;
 }
 
+/* The message compiled (message.h) is laid out after the key: its pieces, then its literal
+ * text.  WPP messages are formatted by their own code (wpp_format.h): not compiled. */
+static const char *builder_message(const etl_schema_builder *b)
+{
+    return b->message && b->source != ETL_SCHEMA_WPP && b->message < b->strings_len ? b->strings + b->message : NULL;
+}
+
+static size_t message_size(const etl_schema_builder *b)
+{
+    size_t pieces, lits;
+    etl_message_compile(builder_message(b), NULL, NULL, &pieces, &lits);
+    return align8(pieces * sizeof(etl_message_piece)) + align8(lits);
+}
+
 size_t etl_schema_builder_size(const etl_schema_builder *b, size_t key_len)
 {
     return align8(sizeof(etl_schema)) + align8((size_t)b->step_count * sizeof(etl_schema_step)) +
-           align8(b->strings_len) + align8(b->bytes_len) + align8(key_len);
+           align8(b->strings_len) + align8(b->bytes_len) + align8(key_len) + message_size(b);
 }
 
 /* Number the repeats of a name among the JSON-key siblings of one container (the members of a
@@ -343,6 +357,13 @@ etl_schema *etl_schema_builder_emit(const etl_schema_builder *b, void *mem, cons
     uint8_t *k = p;
     if (key_len)
         memcpy(k, key, key_len);
+    p += align8(key_len);
+    size_t n_pieces, n_lits;
+    const char *message = builder_message(b);
+    etl_message_compile(message, NULL, NULL, &n_pieces, &n_lits);
+    etl_message_piece *pieces = (etl_message_piece *)p;
+    char *lits = (char *)p + align8(n_pieces * sizeof *pieces);
+    etl_message_compile(message, pieces, lits, &n_pieces, &n_lits);
 
     s->index = UINT32_MAX;
     s->source = b->source;
@@ -360,6 +381,9 @@ etl_schema *etl_schema_builder_emit(const etl_schema_builder *b, void *mem, cons
     s->message = b->message;
     s->message_max_insert =
         s->message ? (uint8_t)etl_message_inserts(strings + s->message, s->message_inserts) : 0;
+    s->message_piece_count = (uint32_t)n_pieces;
+    s->message_pieces = n_pieces ? pieces : NULL;
+    s->message_literals = lits;
     s->origin = b->origin;
     s->schema_version = b->schema_version;
     s->ref_slots = b->ref_slots;

@@ -113,6 +113,161 @@ static void test_all(const char *dir)
     CHECK(refs > 10);
 }
 
+/* ---- the fast reader against GMarkup ---------------------------------------------------- */
+
+static bool same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_named(const etl_mf_named *a, const etl_mf_named *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!same_str(a[i].name, b[i].name) || !same_str(a[i].display, b[i].display) || a[i].value != b[i].value ||
+            a[i].task != b[i].task || a[i].task_scoped != b[i].task_scoped)
+            return false;
+    return true;
+}
+
+static bool same_prop(const etl_mf_property *a, const etl_mf_property *b)
+{
+    return same_str(a->name, b->name) && a->in_type == b->in_type && a->out_type == b->out_type &&
+           a->is_struct == b->is_struct && a->member_count == b->member_count && a->length == b->length &&
+           a->length_ref == b->length_ref && a->has_length == b->has_length && a->count == b->count &&
+           a->count_ref == b->count_ref && a->has_count == b->has_count && same_str(a->map_name, b->map_name) &&
+           a->optional == b->optional && a->rest == b->rest;
+}
+
+static bool same_event(const etl_mf_event *a, const etl_mf_event *b)
+{
+    return a->id == b->id && a->version == b->version && a->level == b->level && a->opcode == b->opcode &&
+           a->channel == b->channel && a->task == b->task && a->keywords == b->keywords && same_str(a->name, b->name) &&
+           same_str(a->symbol, b->symbol) && same_str(a->template_tid, b->template_tid) &&
+           (!a->tmpl == !b->tmpl) && (!a->tmpl || same_str(a->tmpl->tid, b->tmpl->tid)) &&
+           same_str(a->message, b->message) && same_str(a->task_name, b->task_name) &&
+           same_str(a->opcode_name, b->opcode_name) && same_str(a->level_name, b->level_name) &&
+           same_str(a->channel_name, b->channel_name) && same_str(a->keywords_name, b->keywords_name) &&
+           a->source_line == b->source_line;
+}
+
+/* Every part of the model the same, source lines included. */
+static bool same_manifest(const etl_manifest *x, const etl_manifest *y)
+{
+    if (etl_manifest_provider_count(x) != etl_manifest_provider_count(y))
+        return false;
+    for (uint32_t i = 0; i < etl_manifest_provider_count(x); i++) {
+        const etl_mf_provider *a = etl_manifest_provider(x, i), *b = etl_manifest_provider(y, i);
+        if (memcmp(&a->guid, &b->guid, sizeof a->guid) != 0 || !same_str(a->name, b->name) ||
+            !same_str(a->source, b->source) || a->event_count != b->event_count ||
+            a->template_count != b->template_count || a->map_count != b->map_count ||
+            a->task_count != b->task_count || a->opcode_count != b->opcode_count ||
+            a->level_count != b->level_count || a->keyword_count != b->keyword_count ||
+            a->channel_count != b->channel_count)
+            return false;
+        for (uint32_t k = 0; k < a->event_count; k++)
+            if (!same_event(&a->events[k], &b->events[k]))
+                return false;
+        for (uint32_t k = 0; k < a->template_count; k++) {
+            if (!same_str(a->templates[k].tid, b->templates[k].tid) ||
+                a->templates[k].prop_count != b->templates[k].prop_count)
+                return false;
+            for (uint32_t q = 0; q < a->templates[k].prop_count; q++)
+                if (!same_prop(&a->templates[k].props[q], &b->templates[k].props[q]))
+                    return false;
+        }
+        for (uint32_t k = 0; k < a->map_count; k++) {
+            const etl_mf_map *ma = &a->maps[k], *mb = &b->maps[k];
+            if (!same_str(ma->name, mb->name) || ma->is_bitmap != mb->is_bitmap || ma->entry_count != mb->entry_count)
+                return false;
+            for (uint32_t q = 0; q < ma->entry_count; q++)
+                if (ma->entries[q].value != mb->entries[q].value || !same_str(ma->entries[q].text, mb->entries[q].text))
+                    return false;
+        }
+        if (!same_named(a->tasks, b->tasks, a->task_count) || !same_named(a->opcodes, b->opcodes, a->opcode_count) ||
+            !same_named(a->levels, b->levels, a->level_count) ||
+            !same_named(a->keywords, b->keywords, a->keyword_count) ||
+            !same_named(a->channels, b->channels, a->channel_count))
+            return false;
+    }
+    return true;
+}
+
+/* One document both ways: the same status and message, and the same model. */
+static void check_both(const char *xml, size_t len, const char *origin)
+{
+    etl_manifest *a = NULL, *b = NULL;
+    etl_error ea = {0}, eb = {0};
+    etl_status sa = etl_manifest_parse(xml, len, origin, &a, &ea);
+    etl_status sb = etl_manifest_parse_gmarkup(xml, len, origin, &b, &eb);
+    CHECK_EQ_U(sa, sb);
+    if (sa != ETL_OK)
+        CHECK_STR(ea.message, eb.message);
+    CHECK(!a == !b);
+    if (a && b && !same_manifest(a, b)) {
+        fprintf(stderr, "%s: the fast reader's model differs from GMarkup's\n", origin);
+        CHECK(false);
+    }
+    etl_manifest_free(a);
+    etl_manifest_free(b);
+}
+
+static void test_fast_reader(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    int files = 0;
+    while (d && (name = g_dir_read_name(d))) {
+        if (!g_str_has_suffix(name, ".xml") && !g_str_has_suffix(name, ".man"))
+            continue;
+        char *path = g_build_filename(dir, name, NULL);
+        gchar *data = NULL;
+        gsize len = 0;
+        if (g_file_get_contents(path, &data, &len, NULL)) {
+            files++;
+            check_both(data, len, path);
+            /* cut short at a few places: GMarkup's errors, whichever reader goes first */
+            for (gsize cut = 1; cut < len; cut += len / 7 + 1)
+                check_both(data, cut, path);
+        }
+        g_free(data);
+        g_free(path);
+    }
+    if (d)
+        g_dir_close(d);
+    CHECK(files >= 18);
+    /* what the fast reader leaves to GMarkup, and what it reads itself */
+    static const char *const docs[] = {
+        "<instrumentationManifest><instrumentation><events>\n"
+        "<provider name='P' guid='{11111111-2222-3333-4444-555555555555}'>\n"
+        "<events><event value='1' version='0' message='$(string.m)'/>\n"
+        "<event value=\"2\"\r\n  message=\"a&amp;b&lt;&gt;&quot;&apos;\tc\r\nd\re\"/></events>\n"
+        "</provider></events></instrumentation>\n"
+        "<localization><resources culture='en-US'><stringTable>\n"
+        "<string id='m' value='x&#65;y'/></stringTable></resources></localization>\n"
+        "</instrumentationManifest>\n",
+        "<?xml version='1.0'?><!-- c --><!---->\n<a><provider guid='{11111111-2222-3333-4444-555555555555}'"
+        " name='Q'><events><event value='3'/><!-- <event value='4'/> --></events></provider></a>",
+        "<!DOCTYPE a><a><provider guid='{11111111-2222-3333-4444-555555555555}'/></a>",
+        "<a><![CDATA[ x ]]><provider guid='{11111111-2222-3333-4444-555555555555}'/></a>",
+        "<a>text &amp; more<provider guid='{11111111-2222-3333-4444-555555555555}'/></a>",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}'a='1'b='2'/></a>",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}'/></b>",
+        "<a><provider guid='not a guid'/></a>",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}'><events><event value='x'/></events></provider></a>",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}' n='&bad;'/></a>",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}'/></a> trailing",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}'/></a><b/>",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}' / ></a>",
+        "<a >< provider/></a>",
+        "<?pi?>",
+        "",
+        "   ",
+        "<a><provider guid='{11111111-2222-3333-4444-555555555555}'/>\xff</a>",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+        check_both(docs[i], strlen(docs[i]), "doc.man");
+}
+
 static void test_handwritten(void)
 {
     static const char xml[] =
@@ -223,5 +378,6 @@ int main(int argc, char **argv)
     test_clr(argv[1]);
     test_all(argv[1]);
     test_handwritten();
+    test_fast_reader(argv[1]);
     CHECK_MAIN_END();
 }

@@ -89,6 +89,52 @@ static void test_unused_inserts_at_the_limit(void)
     etl_schema_builder_free(&b);
 }
 
+/* The compiled pieces (schema.h) render what parsing the message string renders: escapes,
+ * printf formats, missing inserts, %0, a lone % - at every output size, where the parser's
+ * pieces decide the cut (multi-byte characters at the edge included). */
+static void test_compiled_pieces(void)
+{
+    static const char *const msgs[] = {
+        "a=%1 b=%%2 c=%3!d! %n%12%99 %0 %5",
+        "%1%2%3",
+        "x%n%r%t% %.%!y%q%",
+        "\xc3\xa9t\xc3\xa9=%2!s!;%n\xe2\x82\xac%1 %7",
+        "no inserts at all",
+        "%0",
+        "100%",
+        "%1!unterminated",
+        "",
+    };
+    static etl_schema_builder b;
+    etl_schema_builder_init(&b, NULL);
+    static tlbuf p;
+    p.n = 0;
+    tl_wstr(&p, "\xc3\xa9\xc3\xa9 one");
+    tl_wstr(&p, "");
+    tl_u32(&p, 42);
+    static etl_message_scratch scratch;
+    for (size_t m = 0; m < sizeof msgs / sizeof msgs[0]; m++) {
+        etl_schema *s = strings_schema(&b, 2, msgs[m]);
+        CHECK(s != NULL);
+        if (!s)
+            continue;
+        CHECK(msgs[m][0] == '\0' || strcmp(msgs[m], "%0") == 0 ? s->message_piece_count == 0
+                                                             : s->message_piece_count > 0);
+        for (size_t cap = 0; cap <= 64; cap++) {
+            char a[64] = "?", c[64] = "?";
+            scratch.parse = false;
+            size_t na = etl_message_render(s, p.b, p.n, 8, &scratch, a, cap);
+            scratch.parse = true;
+            size_t nc = etl_message_render(s, p.b, p.n, 8, &scratch, c, cap);
+            scratch.parse = false;
+            CHECK_EQ_U(na, nc);
+            CHECK(cap == 0 || strcmp(a, c) == 0);
+        }
+        free(s);
+    }
+    etl_schema_builder_free(&b);
+}
+
 /* Every message of net452 (CLR events) with the shared manifests, both ways. */
 static void test_net452(void)
 {
@@ -116,6 +162,12 @@ static void test_net452(void)
         etl_message_render(res.schema, pl, rec.payload_size, rec.pointer_size, &scratch, all, sizeof all);
         messages++;
         differ += strcmp(fast, all) != 0;
+        /* the compiled pieces against the parsed string */
+        scratch.render_all = false;
+        scratch.parse = true;
+        etl_message_render(res.schema, pl, rec.payload_size, rec.pointer_size, &scratch, all, sizeof all);
+        scratch.parse = false;
+        differ += strcmp(fast, all) != 0;
         unsigned named = (unsigned)(__builtin_popcountll(res.schema->message_inserts[0]) +
                                     __builtin_popcountll(res.schema->message_inserts[1]));
         skipping += named < res.schema->field_count;
@@ -137,6 +189,7 @@ int main(int argc, char **argv)
     manifests = argv[2];
     test_inserts();
     test_unused_inserts_at_the_limit();
+    test_compiled_pieces();
     test_net452();
     CHECK_MAIN_END();
 }
