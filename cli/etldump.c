@@ -427,8 +427,7 @@ static void write_scalars_from(json_out *j, const etl_fields *f, const etl_scala
                 char key[ETL_ITEM_KEY_MAX];
                 const char *k = etl_fields_step_key(f, sc[i].step, key, sizeof key);
                 json_run_end(j, p);
-                if (j->depth > 0 && j->depth < 64)
-                    j->need_comma[j->depth] = false; /* the separator is written */
+                json_separator_written(j);
                 json_key_memoize(j, schema, sc[i].step, k, strlen(k));
                 p = json_run_begin(j, (n - i) * SCALAR_ROOM);
             }
@@ -442,8 +441,7 @@ static void write_scalars_from(json_out *j, const etl_fields *f, const etl_scala
         etl_value v;
         etl_scalar_value(f, &sc[i], &v);
         json_run_end(j, p);
-        if (j->depth > 0 && j->depth < 64)
-            j->need_comma[j->depth] = false;
+        json_separator_written(j);
         write_decoded(j, &v, NULL);
         p = NULL;
     }

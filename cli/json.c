@@ -178,8 +178,7 @@ void json_key_n(json_out *j, const char *key, size_t n)
     sep(j);
     raw_string(j, key, n);
     out_byte(j, ':');
-    if (j->depth > 0 && j->depth < 64)
-        j->need_comma[j->depth] = false;
+    json_separator_written(j);
 }
 
 /* Remember "key": (and "value" after it when value is given) for (a, b, tag), when it fits
@@ -242,8 +241,7 @@ void json_i64(json_out *j, int64_t v)
         sep(j);
         out_byte(j, '-');
         /* print the magnitude without the separator logic adding a comma */
-        if (j->depth > 0 && j->depth < 64)
-            j->need_comma[j->depth] = false;
+        json_separator_written(j);
         json_u64(j, (uint64_t)0 - (uint64_t)v);
     } else {
         json_u64(j, (uint64_t)v);

@@ -54,6 +54,14 @@ void json_string_n(json_out *j, const char *s, size_t n);
 #define JSON_IS_CONSTANT(x) 0
 #endif
 
+/* The separator before the value about to be written (its key's ':', or a comma) is out
+ * already: that value adds no comma.  Levels beyond the array's 64 are not tracked. */
+JSON_INLINE void json_separator_written(json_out *j)
+{
+    if (j->depth > 0 && j->depth < 64)
+        j->need_comma[j->depth] = false;
+}
+
 /* Does any of the 8 bytes in w need escaping (a control byte, '"' or '\\')?  Exact for the word
  * as a whole, whatever the byte order: (x - 0x01..) & ~x & 0x80.. is non-zero exactly when a byte
  * of x is zero, (w - 0x20..) & ~w & 0x80.. exactly when a byte of w is below 0x20.  Bytes >= 0x80
@@ -167,8 +175,8 @@ JSON_INLINE void json_short_quoted(json_out *j, const char *s, size_t n, bool ke
 {
     size_t at = json_put_key(j, json_room(j, JSON_SHORT_STRING + 4), s, n);
     j->len += key ? at : at - 1; /* a string: its ':' is not kept */
-    if (key && j->depth > 0 && j->depth < 64)
-        j->need_comma[j->depth] = false;
+    if (key)
+        json_separator_written(j);
 }
 
 JSON_INLINE void json_key_short(json_out *j, const char *key, size_t n)
@@ -212,8 +220,8 @@ JSON_INLINE void json_memo_write(json_out *j, const json_key_memo *m, bool key)
     d[0] = ',';
     memcpy(d + c, m->text, sizeof m->text);
     j->len += c + m->len;
-    if (key && j->depth > 0 && j->depth < 64)
-        j->need_comma[j->depth] = false;
+    if (key)
+        json_separator_written(j);
 }
 JSON_INLINE void json_key_memo_write(json_out *j, const json_key_memo *m)
 {
@@ -464,8 +472,7 @@ JSON_INLINE char *json_run_string(json_out *j, char *p, const char *s, size_t n,
     if (n <= JSON_SHORT_STRING && !json_needs_escape(s, n))
         return json_run_plain(p, s, n);
     json_run_end(j, p);
-    if (j->depth > 0 && j->depth < 64)
-        j->need_comma[j->depth] = false; /* its key is written: the value takes no comma */
+    json_separator_written(j); /* its key is written */
     json_string_n(j, s, n);
     return json_room(j, resume);
 }
