@@ -1100,13 +1100,13 @@ static void write_family_fields(json_out *j, const etl_record *r)
 }
 
 /* What a record's line needs from the records before it, in record order on the main thread
- * (parallel.h): its process, its stack link, its schema and names (the session learns from
- * every record), and the stderr message of a missing schema. */
+ * (parallel.h): its process's ids, its stack link, its schema and names (the session learns
+ * from every record), and the stderr message of a missing schema. */
 static void prepare_record(decode_ctx *d, par_slot *s)
 {
     const etl_record *r = s->r;
-    s->has_proc = d->procs && etl_procs_lookup(d->procs, r, &s->proc);
-    s->has_stack = etl_stack_links_observe(d->links, d->procs, r, r->position, &s->stack_of);
+    etl_procs_ids(d->procs, r, &s->ids); /* one payload read for the process and the stack key */
+    s->has_stack = etl_stack_links_observe_tid(d->links, r, s->ids.key_tid, r->position, &s->stack_of);
     s->status = etl_decoder_resolve(d->dec, r, 0, &s->res, NULL);
     if (s->status == ETL_RESOLVE_SCHEMA_MISSING)
         report_missing(d, r, s->res.error.message, s->res.kind == ETL_RESOLVE_WPP);
@@ -1277,6 +1277,7 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
     etl_error perr;
     if (prescan(d, o->path, o->reader.threads, &perr) != ETL_OK)
         fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", o->path, perr.message);
+    etl_procs_seal(d->procs); /* nothing is observed from here on: lookups write nothing */
     return true;
 }
 
@@ -1463,9 +1464,17 @@ typedef struct format_ctx {
     bool payload;
 } format_ctx;
 
-static void format_slot(void *ctx, json_out *j, const par_slot *s)
+/* The record's process, from its ids: the process table is sealed after the pre-scan
+ * (etl_procs_seal), so any thread may look it up. */
+static void locate_process(const decode_ctx *d, par_slot *s)
+{
+    s->has_proc = d->procs && etl_procs_locate(d->procs, s->r, &s->ids, &s->proc);
+}
+
+static void format_slot(void *ctx, json_out *j, par_slot *s)
 {
     const format_ctx *f = ctx;
+    locate_process(f->d, s);
     write_record(j, s, f->payload, f->d);
 }
 
@@ -1554,6 +1563,7 @@ static int read_trace(const etldump_options *o)
             static par_slot one; /* the reader's record itself: no copy */
             one.r = &rec;
             prepare_record(&dctx, &one);
+            locate_process(&dctx, &one);
             write_record(&j, &one, o->payload, &dctx);
         }
     }

@@ -321,6 +321,22 @@ static const uint8_t *place(batch *b, const etl_record *from, const uint8_t *bas
     return d;
 }
 
+/* The header of a record view (everything before the extended items) as 16-byte moves the
+ * compiler keeps inline: a memcpy of a size known only at run time (the header and the items
+ * in use) became `rep movsq`, whose start-up cost was two thirds of par_add's time (perf
+ * annotate, --threads 2 on the 1 M-record kernel trace). */
+typedef unsigned char par_chunk16 __attribute__((vector_size(16), aligned(1), may_alias));
+static inline void copy_head(etl_record *to, const etl_record *from)
+{
+    enum { HEAD = offsetof(etl_record, ext) };
+    unsigned char *d = (unsigned char *)to;
+    const unsigned char *s = (const unsigned char *)from;
+    for (size_t i = 0; i + 16 <= HEAD; i += 16)
+        *(par_chunk16 *)(d + i) = *(const par_chunk16 *)(s + i);
+    for (size_t i = HEAD / 16 * 16; i < HEAD; i++)
+        d[i] = s[i];
+}
+
 par_slot *par_add(par *p, const etl_record *rec)
 {
     size_t need = arena_need(rec);
@@ -342,7 +358,9 @@ par_slot *par_add(par *p, const etl_record *rec)
     etl_record *c = &s->copy;
     unsigned ext = rec->ext_count < ETL_MAX_EXT_ITEMS ? rec->ext_count : ETL_MAX_EXT_ITEMS;
     /* the header and the extended items in use: the unused ones are most of the struct */
-    memcpy(c, rec, offsetof(etl_record, ext) + ext * sizeof rec->ext[0]);
+    copy_head(c, rec);
+    for (unsigned i = 0; i < ext; i++)
+        c->ext[i] = rec->ext[i];
     uint8_t *base = b->arena + b->used;
     if (rec->size)
         memcpy(base, rec->bytes, rec->size);

@@ -24,8 +24,9 @@
 /* One record with what the main thread found for it. */
 typedef struct par_slot {
     const etl_record *r;    /* the record: &copy in a batch, the reader's own with one thread */
-    bool has_proc;          /* proc: etl_procs_lookup's answer */
-    bool has_stack;         /* stack_of: etl_stack_links_observe's answer */
+    etl_proc_ids ids;       /* etl_procs_ids's answer (in record order) */
+    bool has_proc;          /* proc: etl_procs_locate's answer (by the formatting thread) */
+    bool has_stack;         /* stack_of: etl_stack_links_observe_tid's answer */
     etl_proc_info proc;
     uint64_t stack_of;
     etl_resolve_status status; /* res: etl_decoder_resolve's answer (fields not started) */
@@ -33,8 +34,8 @@ typedef struct par_slot {
     etl_record copy;        /* in a batch: the record, its bytes in the batch's arena */
 } par_slot;
 
-/* Format one slot into j (a worker thread: read only shared state). */
-typedef void (*par_format_fn)(void *ctx, json_out *j, const par_slot *s);
+/* Format one slot into j (a worker thread: read only shared state; the slot is its own). */
+typedef void (*par_format_fn)(void *ctx, json_out *j, par_slot *s);
 
 typedef struct par par;
 

@@ -603,12 +603,22 @@ static void observe_process(etl_procs *p, const etl_record *rec, const etl_schem
     }
 }
 
+/* Event types that are process or thread lifetimes (the switch in etl_procs_observe). */
+static bool lifetime_type(uint8_t type)
+{
+    return (type >= TYPE_START && type <= TYPE_DC_END) || type == TYPE_DEFUNCT;
+}
+
 void etl_procs_observe(etl_procs *p, const etl_record *rec)
 {
-    if (!p || !rec || !p->schemas || !etl_record_is_classic(rec))
+    if (!p || !rec || !p->schemas)
         return;
-    /* the common case, cheaply: a kernel-group record of another group */
-    if (etl_record_is_kernel_group(rec) && rec->group != GROUP_PROCESS && rec->group != GROUP_THREAD)
+    /* the common cases, cheaply (the pre-scan calls this on every record): no classic kind, no
+     * lifetime's type (a classic key's type is the opcode), or a kernel-group record of another
+     * group than Process and Thread */
+    etl_family f = etl_header_family(rec->header_type);
+    if ((f != ETL_FAMILY_SYSTEM && f != ETL_FAMILY_FULL) || !lifetime_type(rec->opcode) ||
+        (f == ETL_FAMILY_SYSTEM && rec->group != GROUP_PROCESS && rec->group != GROUP_THREAD))
         return;
     etl_classic_key k;
     if (!etl_classic_key_of(rec, &k) || !k.known)
@@ -673,31 +683,37 @@ uint32_t etl_procs_thread_pid_at(etl_procs *p, uint32_t tid, int64_t ts_raw)
     return p ? thread_pid_in(p->n_domains ? &p->domains[0] : NULL, tid, ts_raw) : ETL_NO_ID;
 }
 
-/* pid and tid of a record by the rules of procs.h, before the thread map. */
-static void record_ids(etl_procs *p, const etl_record *rec, uint32_t *pid, uint32_t *tid, bool subject)
+/* The record's own ids (etl_proc_ids): one read of the payload serves the lookup and the
+ * stack-walk key. */
+void etl_procs_ids(etl_procs *p, const etl_record *rec, etl_proc_ids *ids)
 {
-    *pid = norm_id(rec->pid);
-    *tid = norm_id(rec->tid);
+    ids->pid = norm_id(rec->pid);
+    ids->tid = ids->key_tid = norm_id(rec->tid);
     if (!p || !etl_record_is_classic(rec))
         return;
-    payload_ids ids;
-    read_payload_ids(p, rec, &ids);
-    if (!ids.pl)
+    payload_ids pi;
+    read_payload_ids(p, rec, &pi);
+    if (!pi.pl)
         return;
-    if (ids.has_pid && (*pid == ETL_NO_ID || (subject && ids.pl->subject_pid)))
-        *pid = norm_id(ids.pid);
-    if (ids.has_tid && (*tid == ETL_NO_ID || (subject && ids.pl->subject_tid)))
-        *tid = norm_id(ids.tid);
+    if (pi.has_pid && (ids->pid == ETL_NO_ID || pi.pl->subject_pid))
+        ids->pid = norm_id(pi.pid);
+    if (pi.has_tid) {
+        uint32_t t = norm_id(pi.tid);
+        if (ids->tid == ETL_NO_ID || pi.pl->subject_tid)
+            ids->tid = t;
+        if (ids->key_tid == ETL_NO_ID) /* the key's thread: the header's when it has one */
+            ids->key_tid = t;
+    }
 }
 
-bool etl_procs_lookup(etl_procs *p, const etl_record *rec, etl_proc_info *out)
+bool etl_procs_locate(etl_procs *p, const etl_record *rec, const etl_proc_ids *ids, etl_proc_info *out)
 {
-    out->pid = out->tid = ETL_NO_ID;
+    out->pid = ids->pid;
+    out->tid = ids->tid;
     out->name = NULL;
     out->pid_from_thread = false;
     if (!p || !rec)
         return false;
-    record_ids(p, rec, &out->pid, &out->tid, true);
     const domain *d = domain_of(p, rec);
     if (out->pid == ETL_NO_ID && out->tid != ETL_NO_ID) {
         out->pid = thread_pid_in(d, out->tid, rec->timestamp_raw);
@@ -707,6 +723,37 @@ bool etl_procs_lookup(etl_procs *p, const etl_record *rec, etl_proc_info *out)
         return false;
     out->name = process_name_in(p, d, out->pid, rec->timestamp_raw);
     return true;
+}
+
+bool etl_procs_lookup(etl_procs *p, const etl_record *rec, etl_proc_info *out)
+{
+    if (!p || !rec) {
+        *out = (etl_proc_info){.pid = ETL_NO_ID, .tid = ETL_NO_ID};
+        return false;
+    }
+    etl_proc_ids ids;
+    etl_procs_ids(p, rec, &ids);
+    return etl_procs_locate(p, rec, &ids, out);
+}
+
+static void build_all(GHashTable *t)
+{
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, t);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        entity *e = value;
+        if (e->dirty)
+            entity_build(e);
+    }
+}
+
+void etl_procs_seal(etl_procs *p)
+{
+    for (uint32_t i = 0; p && i < p->n_domains; i++) {
+        build_all(p->domains[i].procs);
+        build_all(p->domains[i].threads);
+    }
 }
 
 /* ---- stack walks -------------------------------------------------------------------------- */
@@ -724,8 +771,11 @@ bool etl_procs_event_key(etl_procs *p, const etl_record *rec, uint64_t *ts_raw, 
 {
     if (!etl_stack_event_key(rec, ts_raw, tid))
         return false;
-    uint32_t pid;
-    record_ids(p, rec, &pid, tid, false);
+    if (*tid != ETL_NO_ID) /* the header's thread: the payload's is not asked for */
+        return true;
+    etl_proc_ids ids;
+    etl_procs_ids(p, rec, &ids);
+    *tid = ids.key_tid;
     return true;
 }
 

@@ -119,8 +119,8 @@ bool etl_stack_links_find(const etl_stack_links *l, uint64_t ts_raw, uint32_t ti
     return tid != ETL_NO_ID && find_exact(l, ts_raw, ETL_NO_ID, id);
 }
 
-bool etl_stack_links_observe(etl_stack_links *l, struct etl_procs *procs, const etl_record *rec, uint64_t id,
-                             uint64_t *target)
+bool etl_stack_links_observe_tid(etl_stack_links *l, const etl_record *rec, uint32_t key_tid, uint64_t id,
+                                 uint64_t *target)
 {
     uint64_t ts;
     uint32_t tid;
@@ -128,7 +128,19 @@ bool etl_stack_links_observe(etl_stack_links *l, struct etl_procs *procs, const 
         return false;
     if (etl_record_is_stackwalk(rec))
         return etl_stackwalk_target_key(rec, &ts, &tid) && etl_stack_links_find(l, ts, tid, target);
-    if (etl_record_is_classic(rec) && etl_procs_event_key(procs, rec, &ts, &tid))
-        etl_stack_links_add(l, ts, tid, id);
+    if (rec->has_timestamp && etl_record_is_classic(rec)) /* etl_stack_event_key's condition */
+        etl_stack_links_add(l, (uint64_t)rec->timestamp_raw, key_tid, id);
     return false;
+}
+
+bool etl_stack_links_observe(etl_stack_links *l, struct etl_procs *procs, const etl_record *rec, uint64_t id,
+                             uint64_t *target)
+{
+    uint64_t ts;
+    uint32_t tid = ETL_NO_ID;
+    if (!l || !rec)
+        return false;
+    if (!etl_record_is_stackwalk(rec) && etl_record_is_classic(rec) && !etl_procs_event_key(procs, rec, &ts, &tid))
+        return false; /* no timestamp: not remembered */
+    return etl_stack_links_observe_tid(l, rec, tid, id, target);
 }

@@ -60,7 +60,7 @@
  * sees the header only) leaves it ETL_NO_ID - and etl_stack_links_find then matches on the
  * timestamp alone.
  *
- * Not thread-safe. */
+ * Not thread-safe, but for etl_procs_locate on a sealed table (etl_procs_seal). */
 #ifndef ETL_PROCESS_CONTEXT_H
 #define ETL_PROCESS_CONTEXT_H
 
@@ -123,8 +123,26 @@ typedef struct etl_proc_info {
 } etl_proc_info;
 
 /* The process a record belongs to at its time (rules above).  True when a pid is known (the
- * name may still be NULL: a process no event named). */
+ * name may still be NULL: a process no event named).  etl_procs_ids, then etl_procs_locate. */
 bool etl_procs_lookup(etl_procs *p, const etl_record *rec, etl_proc_info *out);
+
+/* The lookup in two halves, for a consumer that does the first in record order and the second
+ * elsewhere (etldump --threads: docs/parallel.md).  The first reads what the record says of
+ * itself: its header's ids and, through its classic schema, its payload's (rules 1-3 above,
+ * before the thread map), and the thread of its stack-walk key (etl_procs_event_key).  It
+ * asks the registry and remembers per-schema plans: one thread at a time. */
+typedef struct etl_proc_ids {
+    uint32_t pid, tid; /* ETL_NO_ID when unknown */
+    uint32_t key_tid;  /* the thread etl_procs_event_key gives: the header's, else the payload's */
+} etl_proc_ids;
+void etl_procs_ids(etl_procs *p, const etl_record *rec, etl_proc_ids *ids);
+/* The second half: the process of those ids at the record's time, as etl_procs_lookup.  Once
+ * the table is sealed, and while nothing is observed any more, it writes nothing: threads may
+ * call it at once. */
+bool etl_procs_locate(etl_procs *p, const etl_record *rec, const etl_proc_ids *ids, etl_proc_info *out);
+/* Build now every lifetime that a lookup would otherwise rebuild on first use (procs.h: events
+ * out of order): after the pre-scan, before lookups from several threads. */
+void etl_procs_seal(etl_procs *p);
 
 /* The process alive with this id at raw time ts: its name, or NULL (the processes of the first
  * logger id that has any). */

@@ -61,6 +61,10 @@ bool etl_stack_links_find(const etl_stack_links *l, uint64_t ts_raw, uint32_t ti
 struct etl_procs;
 bool etl_stack_links_observe(etl_stack_links *l, struct etl_procs *procs, const etl_record *rec, uint64_t id,
                              uint64_t *target);
+/* The same with the event's thread already known (etl_proc_ids.key_tid, from etl_procs_ids:
+ * the payload read once for the process lookup and the key). */
+bool etl_stack_links_observe_tid(etl_stack_links *l, const etl_record *rec, uint32_t key_tid, uint64_t id,
+                                 uint64_t *target);
 
 #ifdef __cplusplus
 }

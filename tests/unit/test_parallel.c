@@ -35,7 +35,7 @@ static uint8_t byte_of(unsigned i, size_t k)
 
 /* What a worker writes for a slot: the record's facts and a digest of every byte it reads
  * through the copy's pointers. */
-static void format(void *ctx, json_out *j, const par_slot *s)
+static void format(void *ctx, json_out *j, par_slot *s)
 {
     (void)ctx;
     const etl_record *r = s->r;
