@@ -15,15 +15,22 @@
 #include <string.h>
 
 /* Records per batch: enough that handing a batch over costs nothing next to formatting it
- * (some 2 ms of work), few enough that a batch's slots and bytes stay a few MiB. */
+ * (some 2 ms of work), few enough that a batch's slots and bytes stay in the caches (4096 or
+ * 8192 were slower, as were 256 and 512: speedbench wall, --threads 2, large_kernel). */
 #define PAR_BATCH_RECORDS 2048u
-/* Bytes of records per batch (a larger record gets a batch of its own). */
-#define PAR_BATCH_BYTES (1u << 20)
+/* Bytes of record copies per batch, their headers included (a larger record gets a batch of
+ * its own). */
+#define PAR_BATCH_BYTES (3u << 19)
+/* An arena is allocated this much larger than its capacity: a record copy's header is cut
+ * after the extended items in use, yet a whole etl_record at any place in the arena stays
+ * inside the allocation. */
+#define PAR_ARENA_SLACK sizeof(etl_record)
 
 typedef struct batch {
     par_slot *slots;
     unsigned n;
-    uint8_t *arena;
+    uint8_t *arena; /* the records' copies: each its header (to its last extended item in use),
+                     * then its bytes and what it points to outside them */
     size_t used, cap;
     uint64_t seq; /* its place in the order: the value of `filled` when it was filled */
     struct par *p;
@@ -265,7 +272,7 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
     for (unsigned i = 0; ok && i < p->nbatches; i++) {
         batch *b = &p->ring[i];
         b->slots = malloc(PAR_BATCH_RECORDS * sizeof *b->slots);
-        b->arena = malloc(PAR_BATCH_BYTES);
+        b->arena = malloc(PAR_BATCH_BYTES + PAR_ARENA_SLACK);
         b->cap = PAR_BATCH_BYTES;
         b->p = p;
         ok = b->slots && b->arena;
@@ -297,9 +304,21 @@ static size_t round8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
+/* The extended items a copy keeps. */
+static unsigned ext_items(const etl_record *r)
+{
+    return r->ext_count < ETL_MAX_EXT_ITEMS ? r->ext_count : ETL_MAX_EXT_ITEMS;
+}
+
+/* The copy's header: the view up to its last extended item in use. */
+static size_t head_size(const etl_record *r)
+{
+    return round8(offsetof(etl_record, ext) + ext_items(r) * sizeof r->ext[0]);
+}
+
 static size_t arena_need(const etl_record *r)
 {
-    size_t need = round8(r->size);
+    size_t need = head_size(r) + round8(r->size);
     if (r->pmc && !inside(r, r->pmc, (size_t)r->pmc_count * 8))
         need += round8((size_t)r->pmc_count * 8);
     for (unsigned i = 0; i < r->ext_count && i < ETL_MAX_EXT_ITEMS; i++)
@@ -322,19 +341,22 @@ static const uint8_t *place(batch *b, const etl_record *from, const uint8_t *bas
 }
 
 /* The header of a record view (everything before the extended items) as 16-byte moves the
- * compiler keeps inline: a memcpy of a size known only at run time (the header and the items
+ * compiler keeps inline and unrolled, the last one overlapping the one before when the header
+ * is not a multiple of 16: a memcpy of a size known only at run time (the header and the items
  * in use) became `rep movsq`, whose start-up cost was two thirds of par_add's time (perf
  * annotate, --threads 2 on the 1 M-record kernel trace). */
 typedef unsigned char par_chunk16 __attribute__((vector_size(16), aligned(1), may_alias));
 static inline void copy_head(etl_record *to, const etl_record *from)
 {
     enum { HEAD = offsetof(etl_record, ext) };
+    _Static_assert(HEAD >= 16, "copy_head: the last move overlaps the one before");
     unsigned char *d = (unsigned char *)to;
     const unsigned char *s = (const unsigned char *)from;
+#pragma GCC unroll 32
     for (size_t i = 0; i + 16 <= HEAD; i += 16)
         *(par_chunk16 *)(d + i) = *(const par_chunk16 *)(s + i);
-    for (size_t i = HEAD / 16 * 16; i < HEAD; i++)
-        d[i] = s[i];
+    if (HEAD % 16)
+        *(par_chunk16 *)(d + HEAD - 16) = *(const par_chunk16 *)(s + HEAD - 16);
 }
 
 par_slot *par_add(par *p, const etl_record *rec)
@@ -347,7 +369,7 @@ par_slot *par_add(par *p, const etl_record *rec)
             b = p->cur = filling(p);
         }
         if (need > b->cap) { /* an empty batch: nothing points into its arena yet */
-            uint8_t *a = realloc(b->arena, need);
+            uint8_t *a = realloc(b->arena, need + PAR_ARENA_SLACK);
             if (!a)
                 return NULL;
             b->arena = a;
@@ -355,12 +377,13 @@ par_slot *par_add(par *p, const etl_record *rec)
         }
     }
     par_slot *s = &b->slots[b->n++];
-    etl_record *c = &s->copy;
-    unsigned ext = rec->ext_count < ETL_MAX_EXT_ITEMS ? rec->ext_count : ETL_MAX_EXT_ITEMS;
+    etl_record *c = (etl_record *)(void *)(b->arena + b->used); /* 8-aligned: sizes are round8 */
+    unsigned ext = ext_items(rec);
     /* the header and the extended items in use: the unused ones are most of the struct */
     copy_head(c, rec);
     for (unsigned i = 0; i < ext; i++)
         c->ext[i] = rec->ext[i];
+    b->used += head_size(rec);
     uint8_t *base = b->arena + b->used;
     if (rec->size)
         memcpy(base, rec->bytes, rec->size);

@@ -23,7 +23,7 @@
 
 /* One record with what the main thread found for it. */
 typedef struct par_slot {
-    const etl_record *r;    /* the record: &copy in a batch, the reader's own with one thread */
+    const etl_record *r;    /* the record: its copy in a batch's arena, the reader's own with one thread */
     etl_proc_ids ids;       /* etl_procs_ids's answer (in record order) */
     bool has_proc;          /* proc: etl_procs_locate's answer (by the formatting thread) */
     bool has_stack;         /* stack_of: etl_stack_links_observe_tid's answer */
@@ -31,7 +31,6 @@ typedef struct par_slot {
     uint64_t stack_of;
     etl_resolve_status status; /* res: etl_decoder_resolve's answer (fields not started) */
     etl_resolved res;
-    etl_record copy;        /* in a batch: the record, its bytes in the batch's arena */
 } par_slot;
 
 /* Format one slot into j (a worker thread: read only shared state; the slot is its own). */
