@@ -1105,12 +1105,11 @@ static void write_family_fields(json_out *j, const etl_record *r)
 static void prepare_record(decode_ctx *d, par_slot *s)
 {
     const etl_record *r = s->r;
-    etl_stack_links_prefetch(d->links, r); /* its cache miss overlaps the lookups below */
     etl_procs_ids(d->procs, r, &s->ids); /* one payload read for the process and the stack key */
+    s->has_stack = etl_stack_links_observe_tid(d->links, r, s->ids.key_tid, r->position, &s->stack_of);
     s->status = etl_decoder_resolve(d->dec, r, 0, &s->res, NULL);
     if (s->status == ETL_RESOLVE_SCHEMA_MISSING)
         report_missing(d, r, s->res.error.message, s->res.kind == ETL_RESOLVE_WPP);
-    s->has_stack = etl_stack_links_observe_tid(d->links, r, s->ids.key_tid, r->position, &s->stack_of);
 }
 
 /* One record as one JSON line, block by block in the documented key order: only reads the

@@ -119,21 +119,6 @@ bool etl_stack_links_find(const etl_stack_links *l, uint64_t ts_raw, uint32_t ti
     return tid != ETL_NO_ID && find_exact(l, ts_raw, ETL_NO_ID, id);
 }
 
-void etl_stack_links_prefetch(const etl_stack_links *l, const etl_record *rec)
-{
-    uint64_t ts;
-    uint32_t tid;
-    if (!l || !rec)
-        return;
-    if (!etl_record_is_stackwalk(rec)) {
-        if (!etl_stack_event_key(rec, &ts, &tid))
-            return;
-    } else if (!etl_stackwalk_target_key(rec, &ts, &tid)) {
-        return;
-    }
-    __builtin_prefetch(&l->buckets[bucket_of(l, ts, tid)], 1);
-}
-
 bool etl_stack_links_observe_tid(etl_stack_links *l, const etl_record *rec, uint32_t key_tid, uint64_t id,
                                  uint64_t *target)
 {

@@ -65,10 +65,6 @@ bool etl_stack_links_observe(etl_stack_links *l, struct etl_procs *procs, const 
  * the payload read once for the process lookup and the key). */
 bool etl_stack_links_observe_tid(etl_stack_links *l, const etl_record *rec, uint32_t key_tid, uint64_t id,
                                  uint64_t *target);
-/* A hint, some work before etl_stack_links_observe_tid on the same record: start loading the
- * part of the table it will read (the buckets are hashed over 256 KiB: a cache miss per record
- * otherwise).  Guesses the header's thread for the key; changes nothing. */
-void etl_stack_links_prefetch(const etl_stack_links *l, const etl_record *rec);
 
 #ifdef __cplusplus
 }
