@@ -1232,7 +1232,10 @@ static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, etl
 {
     const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs),
                                  etl_volumes_observer(d->volumes) };
-    return etl_prescan_file_cached(path, threads, d->inflate, obs, sizeof obs / sizeof obs[0], err);
+    /* their filters: with threads, a large trace is pre-scanned in two halves at once */
+    const etl_wants_fn wants[] = { etl_registry_observer_wants, etl_procs_wants, etl_volumes_is_mapping };
+    _Static_assert(sizeof wants / sizeof wants[0] == sizeof obs / sizeof obs[0], "a filter per observer");
+    return etl_prescan_file_filtered(path, threads, d->inflate, obs, wants, sizeof obs / sizeof obs[0], err);
 }
 
 /* The registry's messages (manifests that do not parse, disagreeing definitions, refused

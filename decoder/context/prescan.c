@@ -1,27 +1,248 @@
 /* prescan.c - the one pass before decoding (prescan.h). */
 #include "prescan.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "error.h"
 
 #include "carried.h"
 #include "eventsource.h"
 #include "procs.h"
 #include "registry.h"
+#include "volumes.h"
+
+/* Files smaller than this are read in one pass: a second thread would not pay for itself. */
+#define SPLIT_MIN_BYTES (8u << 20)
+/* Bytes of record copies the second half keeps at most (the records some observer wants: a
+ * few thousand process and thread events in a busy trace); past it, one pass reads on. */
+#define SPLIT_MAX_KEPT (16u << 20)
+
+static void observe_all(const etl_observer *obs, size_t n, const etl_record *rec)
+{
+    for (size_t i = 0; i < n; i++)
+        obs[i].observe(obs[i].ctx, rec);
+}
+
+/* The rest of `r` to its end, every record to every observer; then its problem reports
+ * dropped (damage is the decoding pass's to report). */
+static etl_status observe_rest(etl_reader *r, const etl_observer *obs, size_t n, etl_error *err)
+{
+    etl_record rec;
+    etl_status st;
+    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK)
+        observe_all(obs, n, &rec);
+    etl_error p;
+    while (etl_reader_next_problem(r, &p))
+        ;
+    return st == ETL_END ? ETL_OK : st;
+}
 
 etl_status etl_prescan(etl_reader *r, const etl_observer *obs, size_t n, etl_error *err)
 {
     if (!r || (n && !obs) || n > ETL_PRESCAN_MAX_OBSERVERS)
         return etl_fail(err, ETL_ERR_ARG, 0, "prescan: no reader, or more than %u observers",
                         ETL_PRESCAN_MAX_OBSERVERS);
+    return observe_rest(r, obs, n, err);
+}
+
+/* ---- two halves at once (prescan.h) ------------------------------------------------------ */
+
+/* The second half's view of the file: its first `head` bytes (the first buffer, which holds
+ * the logfile header the reader opens with), then the bytes from `from` on. */
+typedef struct half_view {
+    int fd;
+    uint64_t head, from;
+} half_view;
+
+static int view_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)
+{
+    const half_view *v = ctx;
+    size_t done = 0;
+    while (done < len) {
+        uint64_t at = off + done;
+        size_t want = len - done;
+        if (at < v->head && want > v->head - at)
+            want = (size_t)(v->head - at); /* the first buffer's end: the rest comes from `from` */
+        ssize_t k = pread(v->fd, (uint8_t *)buf + done, want, (off_t)(at < v->head ? at : at - v->head + v->from));
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break;
+        done += (size_t)k;
+    }
+    *got = done;
+    return 0;
+}
+
+typedef struct second_half {
+    const char *path;
+    uint64_t head, split, size; /* first buffer's size; where the half begins; the file's size */
+    const etl_wants_fn *wants;
+    size_t n;
+    bool ok;       /* read to its end without damage, every wanted record kept */
+    bool any;      /* a record past the first buffer was read; the first one is at: */
+    uint64_t first_buffer; /* (file offsets) */
+    uint32_t first_record;
+    etl_record **kept; /* copies of the wanted records, in file order, each with its bytes */
+    size_t n_kept, cap_kept, kept_bytes;
+} second_half;
+
+static bool within(const etl_record *r, const uint8_t *q, size_t n)
+{
+    uintptr_t a = (uintptr_t)q, lo = (uintptr_t)r->bytes;
+    return a >= lo && a - lo <= r->size && n <= r->size - (a - lo);
+}
+
+/* A copy of rec with its bytes, for the observers later; false when it cannot be kept (the
+ * bound, no memory, data outside the record's bytes). */
+static bool keep(second_half *h, const etl_record *rec)
+{
+    unsigned ext = rec->ext_count < ETL_MAX_EXT_ITEMS ? rec->ext_count : ETL_MAX_EXT_ITEMS;
+    if (rec->pmc && !within(rec, rec->pmc, (size_t)rec->pmc_count * 8))
+        return false;
+    for (unsigned i = 0; i < ext; i++)
+        if (rec->ext[i].data && !within(rec, rec->ext[i].data, rec->ext[i].data_size))
+            return false;
+    size_t need = sizeof *rec + rec->size;
+    if (need > SPLIT_MAX_KEPT - h->kept_bytes)
+        return false;
+    if (h->n_kept == h->cap_kept) {
+        size_t cap = h->cap_kept ? h->cap_kept * 2 : 256;
+        etl_record **k = realloc(h->kept, cap * sizeof *k);
+        if (!k)
+            return false;
+        h->kept = k;
+        h->cap_kept = cap;
+    }
+    etl_record *c = malloc(need);
+    if (!c)
+        return false;
+    *c = *rec;
+    c->buffer_offset = rec->buffer_offset - h->head + h->split; /* the file's offset, not the view's */
+    uint8_t *bytes = (uint8_t *)(c + 1);
+    if (rec->size)
+        memcpy(bytes, rec->bytes, rec->size);
+    c->bytes = bytes;
+    if (rec->pmc)
+        c->pmc = bytes + (rec->pmc - rec->bytes);
+    for (unsigned i = 0; i < ext; i++)
+        if (rec->ext[i].data)
+            c->ext[i].data = bytes + (rec->ext[i].data - rec->bytes);
+    h->kept[h->n_kept++] = c;
+    h->kept_bytes += need;
+    return true;
+}
+
+static bool wanted(const etl_wants_fn *wants, size_t n, const etl_record *rec)
+{
+    for (size_t i = 0; i < n; i++)
+        if (wants[i](rec))
+            return true;
+    return false;
+}
+
+static void *read_second_half(void *arg)
+{
+    second_half *h = arg;
+    half_view v = {open(h->path, O_RDONLY | O_CLOEXEC), h->head, h->split};
+    if (v.fd < 0)
+        return NULL;
+    const etl_io io = {view_read_at};
+    etl_options opt = {0};
+    opt.order = ETL_ORDER_FILE;
+    etl_reader *r;
+    etl_error err;
+    if (etl_reader_open_io(&io, &v, h->head + (h->size - h->split), &opt, &r, &err) == ETL_OK) {
+        etl_record rec;
+        etl_status st;
+        bool fine = true;
+        while ((st = etl_reader_next(r, &rec, &err)) == ETL_OK) {
+            if (rec.buffer_offset < h->head)
+                continue; /* the first buffer: the first half's */
+            if (!h->any) {
+                h->any = true;
+                h->first_buffer = rec.buffer_offset - h->head + h->split;
+                h->first_record = rec.record_offset;
+            }
+            if ((rec.buffer_flags & ETL_BF_COMPRESSED) || (wanted(h->wants, h->n, &rec) && !keep(h, &rec))) {
+                fine = false;
+                break;
+            }
+        }
+        const etl_stats *s = etl_reader_stats(r);
+        h->ok = fine && st == ETL_END && !s->problems && !s->records_damaged;
+        etl_reader_close(r);
+    }
+    close(v.fd);
+    return NULL;
+}
+
+/* Is `r` (just opened on path) worth reading in two halves?  Sets h's geometry: the split at
+ * a multiple of the session's buffer size, about half way. */
+static bool split_worth(const char *path, unsigned threads, etl_reader *r, const etl_wants_fn *wants, size_t n,
+                        second_half *h)
+{
+    if (!threads || !n || !wants)
+        return false; /* no other core offered; nothing to observe; no filters */
+    for (size_t i = 0; i < n; i++)
+        if (!wants[i])
+            return false;
+    const etl_logfile *lf = etl_reader_logfile(r);
+    struct stat st;
+    if (!lf->present || lf->buffer_size < ETL_BUFFER_HEADER_SIZE || stat(path, &st) != 0 || st.st_size < SPLIT_MIN_BYTES ||
+        (uint64_t)st.st_size % lf->buffer_size != 0)
+        return false;
+    *h = (second_half){.path = path, .head = lf->buffer_size, .size = (uint64_t)st.st_size, .wants = wants, .n = n};
+    h->split = h->size / lf->buffer_size / 2 * lf->buffer_size;
+    return h->split > h->head;
+}
+
+/* The pass over `r` in two halves, the second on a thread of its own (prescan.h). */
+static etl_status prescan_split(etl_reader *r, second_half *h, const etl_observer *obs, size_t n, etl_error *err)
+{
     etl_record rec;
-    etl_status st;
-    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK)
-        for (size_t i = 0; i < n; i++)
-            obs[i].observe(obs[i].ctx, &rec);
-    etl_error p;
-    while (etl_reader_next_problem(r, &p))
-        ; /* damage is the decoding pass's to report */
-    return st == ETL_END ? ETL_OK : st;
+    etl_status st = etl_reader_next(r, &rec, err);
+    if (st != ETL_OK)
+        return observe_rest(r, obs, n, err); /* no record: the same end */
+    observe_all(obs, n, &rec);
+    pthread_t t;
+    if ((rec.buffer_flags & ETL_BF_COMPRESSED) || rec.buffer_offset >= h->split ||
+        pthread_create(&t, NULL, read_second_half, h) != 0)
+        return observe_rest(r, obs, n, err); /* compressed: buffers are not where the size says */
+    bool past = false;
+    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
+        if (rec.buffer_offset >= h->split) {
+            past = true;
+            break;
+        }
+        observe_all(obs, n, &rec);
+    }
+    pthread_join(t, NULL);
+    bool take = past && h->ok && h->any && h->first_buffer == rec.buffer_offset && h->first_record == rec.record_offset;
+    if (take) {
+        for (size_t i = 0; i < h->n_kept; i++)
+            observe_all(obs, n, h->kept[i]);
+        etl_error p;
+        while (etl_reader_next_problem(r, &p))
+            ;
+    } else if (past) { /* the second half does not stand for the rest: one pass reads on */
+        observe_all(obs, n, &rec);
+        st = observe_rest(r, obs, n, err);
+    } else {
+        etl_error p;
+        while (etl_reader_next_problem(r, &p))
+            ;
+        st = st == ETL_END ? ETL_OK : st; /* the first half's reader saw it all */
+    }
+    for (size_t i = 0; i < h->n_kept; i++)
+        free(h->kept[i]);
+    free(h->kept);
+    return take ? ETL_OK : st;
 }
 
 etl_status etl_prescan_file(const char *path, const etl_observer *obs, size_t n, etl_error *err)
@@ -38,6 +259,12 @@ etl_status etl_prescan_file_threads(const char *path, unsigned threads, const et
 etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_inflate_cache *cache, const etl_observer *obs,
                                    size_t n, etl_error *err)
 {
+    return etl_prescan_file_filtered(path, threads, cache, obs, NULL, n, err);
+}
+
+etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inflate_cache *cache,
+                                     const etl_observer *obs, const etl_wants_fn *wants, size_t n, etl_error *err)
+{
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
     opt.threads = threads;
@@ -46,26 +273,33 @@ etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_infla
     etl_status st = etl_reader_open_file(path, &opt, &r, err);
     if (st != ETL_OK)
         return st;
-    st = etl_prescan(r, obs, n, err);
+    second_half h;
+    if ((n && !obs) || n > ETL_PRESCAN_MAX_OBSERVERS || !split_worth(path, threads, r, wants, n, &h))
+        st = etl_prescan(r, obs, n, err);
+    else
+        st = prescan_split(r, &h, obs, n, err);
     etl_reader_close(r);
     return st;
 }
 
-static void observe_registry(void *ctx, const etl_record *rec)
+/* Only EVENT_HEADER records (EventSource chunks) and classic full headers (MetaData) can
+ * carry schemas, and of those only the schema records: the registry's answer for any other
+ * (an error with its message formatted) is not worth asking for per record. */
+bool etl_registry_observer_wants(const etl_record *rec)
 {
-    /* only EVENT_HEADER records (EventSource chunks) and classic full headers (MetaData) can
-     * carry schemas: the rest passes without a call */
     switch (rec->header_type) {
     case ETL_HT_EVENT_HEADER32: case ETL_HT_EVENT_HEADER64:
     case ETL_HT_FULL_HEADER32: case ETL_HT_FULL_HEADER64:
-        /* and of those only the schema records: the registry's answer for any other (an error
-         * with its message formatted) is not worth asking for per record */
-        if (etl_carried_is_metadata(rec) || etl_es_is_manifest_chunk(rec))
-            etl_registry_observe(ctx, rec, NULL);
-        break;
+        return etl_carried_is_metadata(rec) || etl_es_is_manifest_chunk(rec);
     default:
-        break;
+        return false; /* the rest passes without a call */
     }
+}
+
+static void observe_registry(void *ctx, const etl_record *rec)
+{
+    if (etl_registry_observer_wants(rec))
+        etl_registry_observe(ctx, rec, NULL);
 }
 
 etl_observer etl_registry_observer(etl_registry *s)

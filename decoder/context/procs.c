@@ -609,16 +609,19 @@ static bool lifetime_type(uint8_t type)
     return (type >= TYPE_START && type <= TYPE_DC_END) || type == TYPE_DEFUNCT;
 }
 
-void etl_procs_observe(etl_procs *p, const etl_record *rec)
+bool etl_procs_wants(const etl_record *rec)
 {
-    if (!p || !rec || !p->schemas)
-        return;
-    /* the common cases, cheaply (the pre-scan calls this on every record): no classic kind, no
+    /* the common cases, cheaply (the pre-scan asks of every record): no classic kind, no
      * lifetime's type (a classic key's type is the opcode), or a kernel-group record of another
      * group than Process and Thread */
     etl_family f = etl_header_family(rec->header_type);
-    if ((f != ETL_FAMILY_SYSTEM && f != ETL_FAMILY_FULL) || !lifetime_type(rec->opcode) ||
-        (f == ETL_FAMILY_SYSTEM && rec->group != GROUP_PROCESS && rec->group != GROUP_THREAD))
+    return (f == ETL_FAMILY_SYSTEM || f == ETL_FAMILY_FULL) && lifetime_type(rec->opcode) &&
+           (f == ETL_FAMILY_FULL || rec->group == GROUP_PROCESS || rec->group == GROUP_THREAD);
+}
+
+void etl_procs_observe(etl_procs *p, const etl_record *rec)
+{
+    if (!p || !rec || !p->schemas || !etl_procs_wants(rec))
         return;
     etl_classic_key k;
     if (!etl_classic_key_of(rec, &k) || !k.known)

@@ -40,6 +40,13 @@ typedef struct etl_observer {
     void *ctx;
 } etl_observer;
 
+/* An observer's filter: might it take this record?  False only for records it passes over;
+ * reads nothing but the record, so that any thread may ask (etl_prescan_file_filtered).  An
+ * observer with a filter must not use the records' positions: the two-halves pass hands it
+ * copies of records read through another view of the file (their buffer offsets are the
+ * file's, their positions that view's). */
+typedef bool (*etl_wants_fn)(const etl_record *rec);
+
 /* Observers of one pass: more is a caller's mistake (ETL_ERR_ARG). */
 #define ETL_PRESCAN_MAX_OBSERVERS 32u
 
@@ -55,6 +62,16 @@ etl_status etl_prescan_file_threads(const char *path, unsigned threads, const et
  * file with that cache then takes the buffers this pass inflated instead of inflating them. */
 etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_inflate_cache *cache, const etl_observer *obs,
                                    size_t n, etl_error *err);
+/* The same, told what each observer wants (wants[i] obs[i]'s filter).  With threads, a large
+ * uncompressed file is then read in two halves at once: a thread of its own reads the second
+ * half (through a view of the file that is its first buffer, the logfile header's, then that
+ * half) and keeps copies of the records some observer wants, while the calling thread reads
+ * and observes the first half; then the copies are observed, in file order.  The observers see
+ * what one pass shows them, in the same order: the second half is used only when its reading
+ * met no damage and its first record is the one the first half's reader finds there, and its
+ * copies stay within a bound; else the first half's reader goes on alone. */
+etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inflate_cache *cache,
+                                     const etl_observer *obs, const etl_wants_fn *wants, size_t n, etl_error *err);
 
 /* The registry as an observer: the schemas the trace carries (etl_registry_observe, refusals
  * reported through the registry's report function). */
@@ -63,8 +80,11 @@ etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_infla
  * lives as long as the registry. */
 etl_observer etl_registry_observer_of(struct etl_registry *s, uint32_t trace);
 etl_observer etl_registry_observer(struct etl_registry *s);
+/* Its filter: the schema records (MetaData, EventSource manifest chunks). */
+bool etl_registry_observer_wants(const etl_record *rec);
 /* The process table as an observer: process and thread lifetimes (etl_procs_observe). */
 etl_observer etl_procs_observer(struct etl_procs *p);
+/* Its filter is etl_procs_wants (procs.h); the volume table's, etl_volumes_is_mapping. */
 
 #ifdef __cplusplus
 }

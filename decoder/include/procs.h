@@ -113,6 +113,9 @@ void etl_procs_free(etl_procs *p);
 
 /* Take a record if it is a Process or Thread event (anything else is passed over cheaply). */
 void etl_procs_observe(etl_procs *p, const etl_record *rec);
+/* Could etl_procs_observe take it?  False for what it passes over (most records); reads only
+ * the record (any thread: the pre-scan's etl_observer.wants). */
+bool etl_procs_wants(const etl_record *rec);
 /* A whole trace before lookups: etl_prescan (prescan.h) with etl_procs_observer. */
 
 typedef struct etl_proc_info {

@@ -9,6 +9,9 @@ TEST is one of:
   damaged    truncated and corrupted copies of several captures, the same comparison
   batches    a generated kernel trace of many batches (more than the ring of 2 x 4 batches
              holds): the same comparison, and every record written
+  halves     a generated kernel trace large enough for the pre-scan in two halves (prescan.h:
+             over 8 MiB, uncompressed), clean and with damage in either half and at the
+             split itself (where the second half's reader is not used): the same comparison
 Each prints what it checked and ends with an "N passed, N failed" line.
 """
 import os
@@ -110,5 +113,31 @@ def test_batches():
         shutil.rmtree(tmp)
 
 
-{"corpus": test_corpus, "damaged": test_damaged, "batches": test_batches}[WHICH]()
+def test_halves():
+    tmp = tempfile.mkdtemp(prefix="etl-threads-")
+    try:
+        path = os.path.join(tmp, "large.etl")
+        subprocess.run([ETLGEN, "--preset", "large_kernel", "--records", "150000", "-o", path], check=True)
+        data = open(path, "rb").read()
+        bs = 65536  # the generator's buffer size: the split is at a multiple of it, half way
+        check(len(data) > 8 << 20 and len(data) % bs == 0, f"large_kernel 150000: {len(data)} bytes, whole buffers")
+        rc, out, err = same_across_threads(path, [], "large_kernel 150000", threads=(2, 3))
+        check(rc == 0 and out.count(b"\n") >= 150000, f"large_kernel 150000: every record written (rc {rc})")
+        split = len(data) // bs // 2 * bs
+        for what, at, junk in [("the split's buffer header", split, b"\xff" * 8),
+                               ("a buffer header in the second half", split + 5 * bs, b"\xff" * 8),
+                               ("records in the second half", split + 7 * bs + 0x100, bytes(range(64))),
+                               ("records in the first half", 20 * bs + 0x300, b"\xee" * 48),
+                               ("the last buffer before the split", split - bs + 0x48, bytes(16))]:
+            bad = bytearray(data)
+            bad[at : at + len(junk)] = junk
+            with open(path, "wb") as f:
+                f.write(bad)
+            rc, out, err = same_across_threads(path, [], f"large_kernel 150000, {what} damaged", threads=(2,))
+            check(rc == 1 and err, f"{what}: damage reported (rc {rc})")
+    finally:
+        shutil.rmtree(tmp)
+
+
+{"corpus": test_corpus, "damaged": test_damaged, "batches": test_batches, "halves": test_halves}[WHICH]()
 finish()
