@@ -486,6 +486,10 @@ unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max)
         return 0;
     const etl_schema *s = f->schema;
     const etl_schema_step *steps = s->steps;
+    /* the next item not a scalar: asked before every other item a renderer takes, so answered
+     * before the run's set-up */
+    if (f->pc >= s->step_count || !steps[f->pc].scalar)
+        return 0;
     /* the run in locals (the stores to out cannot then alias the state), written back after */
     uint32_t pc = f->pc, pos = f->pos, size = f->size, end = s->step_count;
     const uint8_t *data = f->data;

@@ -231,7 +231,7 @@ typedef struct collect_state {
 } collect_state;
 
 /* A new top-level field: a new insert.  False when no more are kept (the walk ends). */
-static bool begin_insert(collect_state *c, bool array)
+static inline __attribute__((always_inline)) bool begin_insert(collect_state *c, bool array)
 {
     inserts *in = c->in;
     if (in->count >= ETL_MESSAGE_MAX_INSERTS || (c->use && in->count >= c->use->max))
@@ -251,7 +251,7 @@ static bool begin_insert(collect_state *c, bool array)
 }
 
 /* Before a value of the current insert: an array's elements are joined by ", ". */
-static void begin_value(collect_state *c)
+static inline void begin_value(collect_state *c)
 {
     if (c->in_array && c->elems++) {
         c->bound += 2;

@@ -428,8 +428,58 @@ static void test_int_style(void)
     }
 }
 
+/* etl_scalar_text (its own digit count, digits written in place) against etl_value_text of the
+ * same number in each plain style, at every digit-count edge: 0, each power of 2 and of 10 and
+ * the numbers beside them, the extremes, and their negations. */
+static void test_scalar_text(void)
+{
+    uint64_t xs[400];
+    size_t n = 0;
+    xs[n++] = 0;
+    xs[n++] = UINT64_MAX;
+    for (unsigned k = 0; k < 64; k++) {
+        uint64_t p2 = 1ULL << k;
+        xs[n++] = p2;
+        xs[n++] = p2 - 1;
+        xs[n++] = p2 + 1;
+    }
+    for (uint64_t p10 = 1;; p10 *= 10) {
+        xs[n++] = p10;
+        xs[n++] = p10 - 1;
+        xs[n++] = p10 + 1;
+        if (p10 > UINT64_MAX / 10)
+            break;
+    }
+    unsigned bad = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int neg = 0; neg < 2; neg++) {
+            uint64_t x = neg ? (uint64_t)0 - xs[i] : xs[i];
+            static const etl_scalar_style styles[] = {ETL_SCALAR_UINT, ETL_SCALAR_INT, ETL_SCALAR_HEX};
+            for (size_t k = 0; k < 3; k++) {
+                etl_scalar sc = {.u = x, .style = (uint8_t)styles[k]};
+                etl_value v = {.kind = styles[k] == ETL_SCALAR_INT ? ETL_VALUE_INT : ETL_VALUE_UINT,
+                               .format = styles[k] == ETL_SCALAR_HEX ? ETL_OUT_HEXINT64 : ETL_OUT_NULL,
+                               .bits = 64};
+                v.v.u = x;
+                char want[64], got[ETL_SCALAR_TEXT_MAX + 8];
+                memset(got, '?', sizeof got);
+                size_t nw = etl_value_text(&v, want, sizeof want);
+                size_t ng = etl_scalar_text(&sc, got);
+                bad += ng != nw || strcmp(got, want) != 0 || got[ETL_SCALAR_TEXT_MAX] != '?';
+            }
+        }
+    CHECK_EQ_U(bad, 0);
+    etl_scalar hex0 = {.u = 0, .style = ETL_SCALAR_HEX}, min = {.u = 1ULL << 63, .style = ETL_SCALAR_INT};
+    char t[ETL_SCALAR_TEXT_MAX];
+    etl_scalar_text(&hex0, t);
+    CHECK_STR(t, "0x0");
+    CHECK_EQ_U(etl_scalar_text(&min, t), 20);
+    CHECK_STR(t, "-9223372036854775808");
+}
+
 int main(void)
 {
+    test_scalar_text();
     test_int_style();
     test_number_widths();
     test_integers();
