@@ -11,6 +11,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bytes.h"
 #include "error.h"
@@ -169,6 +172,18 @@ static bool value_span(const etl_fields *f, const etl_schema_step *st, uint32_t 
          * units at a time first: (w - 0x0001..) & ~w & 0x8000.. is non-zero exactly when one of
          * the four 16-bit lanes is zero; the unit loop then finds which. */
         uint32_t i = 0;
+#if defined(__SSE2__)
+        /* eight units at a time: the lanes equal to zero, two mask bits per unit */
+        while (i + 16 <= rest) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(w, _mm_setzero_si128()));
+            if (z) {
+                *len = i + (unsigned)__builtin_ctz(z) + 2;
+                return true;
+            }
+            i += 16;
+        }
+#endif
         while (i + 8 <= rest) {
             uint64_t w = etl_ld64(p + i);
             if ((w - 0x0001000100010001ULL) & ~w & 0x8000800080008000ULL)
@@ -480,16 +495,12 @@ uint8_t etl_fields_step_scalar(const etl_schema_step *st, uint8_t pointer_size)
     }
 }
 
-unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max)
+unsigned etl_fields_scalar_run(etl_fields *f, etl_scalar *out, unsigned max)
 {
     if (f->pending || f->done)
         return 0;
     const etl_schema *s = f->schema;
     const etl_schema_step *steps = s->steps;
-    /* the next item not a scalar: asked before every other item a renderer takes, so answered
-     * before the run's set-up */
-    if (f->pc >= s->step_count || !steps[f->pc].scalar)
-        return 0;
     /* the run in locals (the stores to out cannot then alias the state), written back after */
     uint32_t pc = f->pc, pos = f->pos, size = f->size, end = s->step_count;
     const uint8_t *data = f->data;

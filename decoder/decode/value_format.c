@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bytes.h"
 #include "etl_format.h"
@@ -418,6 +421,19 @@ static void utf16_value(const uint8_t *p, size_t n, etl_value *v, char *buf, siz
     if (!cap)
         return;
     for (;;) {
+#if defined(__SSE2__)
+        /* eight ASCII units, none NUL, and room for them: each unit 1..0x7F, packed to bytes */
+        while (i + 16 <= n && o + 8 < cap) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            __m128i ascii = _mm_cmpeq_epi16(_mm_and_si128(w, _mm_set1_epi16((short)0xFF80)), _mm_setzero_si128());
+            __m128i nul = _mm_cmpeq_epi16(w, _mm_setzero_si128());
+            if (_mm_movemask_epi8(_mm_andnot_si128(nul, ascii)) != 0xFFFF)
+                break;
+            _mm_storel_epi64((__m128i *)(void *)(buf + o), _mm_packus_epi16(w, w));
+            o += 8;
+            i += 16;
+        }
+#endif
         /* four ASCII units, none NUL, and room for them */
         while (i + 8 <= n && o + 4 < cap) {
             uint64_t w = etl_ld64(p + i);

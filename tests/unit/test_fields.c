@@ -524,6 +524,30 @@ static void test_char_strings(void)
     free(s);
 }
 
+/* A NUL-terminated UTF-16 field ends at its first NUL unit (the enumerator looks 8, then 4,
+ * then 1 unit at a time): every length up to 40 units, the field after it read where it is. */
+static void test_utf16_lengths(void)
+{
+    tl_begin(&m, "Lengths", 0);
+    tl_field(&m, "w", 1, -1, 0);
+    tl_field(&m, "n", 8, -1, 0);
+    tl_end(&m);
+    etl_schema *s = compile(8);
+    for (unsigned len = 0; len <= 40; len++) {
+        p.n = 0;
+        for (unsigned i = 0; i < len; i++)
+            tl_u16(&p, (uint16_t)(i % 3 == 2 ? 0x20AC : 'a' + i)); /* a non-zero high byte too */
+        tl_u16(&p, 0);
+        tl_u32(&p, 0x4E4E4E4Eu);
+        etl_item it[2];
+        CHECK_STR(walk(s, p.b, p.n, it, 2), "VV");
+        CHECK_EQ_U(it[0].size, 2 * len + 2);
+        CHECK_EQ_U(it[1].offset, 2 * len + 2);
+        CHECK(it[1].size == 4 && it[1].data[0] == 0x4E);
+    }
+    free(s);
+}
+
 /* ---- scalar runs ---------------------------------------------------------------------- */
 
 /* etl_value_format of a VALUE item against the generic path it shortens: the decoded value's
@@ -701,6 +725,7 @@ int main(int argc, char **argv)
     test_item_limit();
     test_records();
     test_char_strings();
+    test_utf16_lengths();
     test_scalar_runs();
     if (argc > 1) {
         corpus_manifests = argc > 2 ? argv[2] : NULL;
