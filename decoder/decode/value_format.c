@@ -1200,14 +1200,14 @@ size_t etl_value_text(const etl_value *v, char *out, size_t cap)
     return b.len;
 }
 
-/* Decode + text in one buffer.  Converted strings need scratch before they are copied to
- * `text`; small values use the stack, large strings are converted straight into `text` (they
- * need no second pass). */
+/* Decode + text in one buffer.  Strings are converted straight into `text` (they need no second
+ * pass: the converters cut where etl_value_text would, at the last whole character); other
+ * values whose decoding writes text (a SID) use the stack when small. */
 static size_t format_nominal(const etl_step_nominal *nm, const uint8_t *p, size_t n, char *text, size_t cap)
 {
     char scratch[512];
     etl_value v;
-    bool big = ETL_VALUE_TEXT_CAP(n) > sizeof scratch;
+    bool big = nm->kind == ETL_VALUE_STRING || ETL_VALUE_TEXT_CAP(n) > sizeof scratch;
     decode_nominal(nm, p, n, &v, big ? text : scratch, big ? cap : sizeof scratch);
     if (v.kind == ETL_VALUE_STRING && v.str == text) {
         /* already in place */

@@ -499,6 +499,10 @@ static void test_utf16_steps(void)
                         fit = ends[e];
                     bad += v.kind != ETL_VALUE_STRING || v.str_len != fit || memcmp(v.str, want, fit) != 0 ||
                            v.str[fit] != '\0' || v.truncated != (fit < nw);
+                    /* the text of the value, converted straight into the output, cut the same */
+                    char t[256];
+                    bad += etl_value_format_raw(ETL_IN_UNICODESTRING, 0, bytes, 2 * n, 8, t, cap) != fit ||
+                           memcmp(t, want, fit) != 0 || t[fit] != '\0';
                     cases++;
                 }
             }
