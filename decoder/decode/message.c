@@ -255,8 +255,16 @@ static inline void begin_value(collect_state *c)
 {
     if (c->in_array && c->elems++) {
         c->bound += 2;
-        if (c->wanted)
-            ins_put(c->in, ", ", 2);
+        inserts *in = c->in;
+        if (!c->wanted)
+            return;
+        if (sizeof in->text - 1 - in->used >= 2) { /* what ins_put does when it fits */
+            in->text[in->used] = ',';
+            in->text[in->used + 1] = ' ';
+            in->used += 2;
+        } else {
+            ins_put(in, ", ", 2);
+        }
     }
 }
 
