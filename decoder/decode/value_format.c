@@ -932,52 +932,27 @@ static void sb_hex(sbuf *b, uint64_t x, int digits)
 }
 
 /* A number in one of the plain styles (decimal unsigned, decimal signed, "0x" hex) into out,
- * which has ETL_SCALAR_TEXT_MAX bytes: what sb_u64/sb_i64/sb_hex put.  The length is worked out
- * first and the digits written in place - no bounded builder, no copy: the message inserts and
+ * which has ETL_SCALAR_TEXT_MAX bytes: what sb_u64/sb_i64/sb_hex put, the same digit writers
+ * ending where the counted length says - no bounded builder, no copy: the message inserts and
  * etl_value_format's integers are mostly these. */
 static inline size_t plain_int_text(uint64_t x, etl_scalar_style style, char *out)
 {
-    static const uint64_t pow10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-                                       10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-                                       100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-                                       100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-                                       100000000000000000ULL, 1000000000000000000ULL,
-                                       10000000000000000000ULL};
-    char *o = out;
-    unsigned bits = 64u - (unsigned)__builtin_clzll(x | 1);
+    char *e;
     if (style == ETL_SCALAR_HEX) {
-        unsigned n = (bits + 3) / 4; /* hex digits, no leading zero (one for 0) */
-        *o++ = '0';
-        *o++ = 'x';
-        char *e = o + n, *d = e;
-        while (d - o >= 2) {
-            d -= 2;
-            memcpy(d, hex_pairs_upper + 2 * (x & 0xFF), 2);
-            x >>= 8;
-        }
-        if (d > o) /* an odd count: the top digit alone */
-            *--d = hex_pairs_upper[2 * (x & 0xF) + 1];
-        *e = '\0';
-        return (size_t)(e - out);
-    }
-    if (style == ETL_SCALAR_INT && (int64_t)x < 0) {
-        *o++ = '-';
-        x = (uint64_t)0 - x;
-        bits = 64u - (unsigned)__builtin_clzll(x | 1);
-    }
-    unsigned t = bits * 1233u >> 12; /* about bits * log10(2): the digit count, or one less */
-    unsigned n = x ? t + (x >= pow10[t]) : 1;
-    char *e = o + n, *d = e;
-    while (x >= 100) {
-        d -= 2;
-        memcpy(d, dec_pairs + 2 * (x % 100), 2);
-        x /= 100;
-    }
-    if (x >= 10) {
-        d -= 2;
-        memcpy(d, dec_pairs + 2 * x, 2);
+        unsigned bits = 64u - (unsigned)__builtin_clzll(x | 1);
+        e = out + 2 + (bits + 3) / 4; /* "0x", then the digits without a leading zero */
+        hex_digits(e, x, 0);
     } else {
-        d[-1] = (char)('0' + x);
+        char *o = out;
+        if (style == ETL_SCALAR_INT && (int64_t)x < 0) {
+            *o++ = '-';
+            x = (uint64_t)0 - x;
+        }
+        unsigned n = 1; /* the digits: few for the counts and ids most decimal fields are */
+        for (uint64_t p = 10; n < 20 && x >= p; p *= 10)
+            n++;
+        e = o + n;
+        dec_digits(e, x);
     }
     *e = '\0';
     return (size_t)(e - out);
