@@ -46,6 +46,7 @@
 #define MAX_QUEUED_PROBLEMS 4096u
 #define RANDOM_CACHE_SLOTS 4
 #define RESYNC_CHUNK (256u * 1024u)
+#define WINDOW_SMALL 8u /* see "the merge window" */
 
 /* A buffer of the window with the key it is ordered by, kept beside the pointer so the heap
  * compares without reaching into the buffers (the merge runs once per record). */
@@ -83,10 +84,15 @@ struct etl_reader {
     int64_t due_ts;         /* in time order, that buffer's first timestamp: fill_window has
                              * nothing to load while the heap's head is earlier (INT64_MAX: no
                              * buffer is due by time - none left, or file order) */
-    struct heap_ent *heap;  /* the window: a min-heap on head timestamp, or unordered while
-                             * `small` (see small_min) */
+    struct heap_ent *heap;  /* the window: a min-heap on head timestamp, or while `small` a
+                             * tournament over its first `leaves` entries (see WINDOW_SMALL) */
     uint32_t nheap;
     bool small;
+    uint32_t leaves;
+    struct match {          /* a node of the tournament: the key of the entry that won it */
+        int64_t ts;
+        uint64_t order;     /* file order << 32 | the entry's index in heap */
+    } win[2 * WINDOW_SMALL]; /* win[1]: the earliest entry */
     uint64_t window_bytes;
     etl_buffer **pool;      /* spare buffers for reuse */
     uint32_t npool;
@@ -594,40 +600,53 @@ static void heap_down(etl_reader *r, uint32_t i)
 }
 
 /* The window holds few buffers in most traces (about one per CPU whose buffers overlap in
- * time).  Up to WINDOW_SMALL of them are kept unordered (`small`) and the earliest head is
- * found by a scan whose compares are data, not branches: where records of several buffers
- * interleave at random, the heap's compares and the run's test (below) went either way by
- * chance, and their mispredictions were most of the merge's time (callgrind --branch-sim:
- * 1.6 mispredicted branches a record on large_kernel, 0.5 with the scan).  Beyond WINDOW_SMALL
- * buffers the window is a heap again.  Either way the earliest (timestamp, file order) comes
- * next: the order is the same. */
-#define WINDOW_SMALL 8u
+ * time).  Up to WINDOW_SMALL of them are kept in a tournament (`small`): win[] is a complete
+ * binary tree over `leaves` entries of the window (a power of two; entries past nheap are
+ * sentinels later than any record), each node the earlier of its two children, so the
+ * earliest head is win[1] and a record's step replays only the matches on its buffer's path,
+ * without branches.  Where records of several buffers interleave at random the heap's
+ * compares and the run's test (below) went either way by chance, and their mispredictions
+ * were most of the merge's time (callgrind --branch-sim: 1.6 mispredicted branches a record
+ * on large_kernel before, 0.5 with a scan of the window - which cost 53 instructions a record,
+ * the tournament's two or three matches ~40).  Beyond WINDOW_SMALL buffers the window is a heap again.  Either way
+ * the earliest (timestamp, file order) comes next: the order is the same. */
 
 /* (timestamp, file order) as one signed 128-bit number: its compare is a compare and a
- * subtract-with-borrow that gcc turns into conditional moves, where the two-step compare of
- * heap_less became a branch. */
-static inline __int128 window_key(const struct heap_ent *e)
+ * subtract-with-borrow that gcc turns into conditional moves, where a two-step compare like
+ * heap_less's became a branch. */
+static inline __int128 match_key(const struct match *m)
 {
-    return (__int128)((unsigned __int128)(uint64_t)e->ts << 64 | e->seq);
+    return (__int128)((unsigned __int128)(uint64_t)m->ts << 64 | m->order);
 }
 
-static inline uint32_t small_min(const struct heap_ent *h, uint32_t n)
+/* Replay the matches from `node` up to the root. */
+static inline void tree_up(etl_reader *r, uint32_t node)
 {
-    uint32_t m = 0;
-    __int128 mk = window_key(&h[0]);
-    for (uint32_t i = 1; i < n; i++) {
-        __int128 k = window_key(&h[i]);
-        bool lt = k < mk;
-        m = lt ? i : m;
-        mk = lt ? k : mk;
+    for (; node; node >>= 1) {
+        const struct match *a = &r->win[2 * node]; /* and its rival a + 1 */
+        r->win[node] = a[match_key(a + 1) < match_key(a)]; /* an index: ?: became a branch */
     }
-    return m;
+}
+
+/* The tournament anew, after the window gained or lost a buffer.  Leaves past nheap are
+ * sentinels: file orders are below 2^32 - 1 (buf_ref.file_seq), so theirs is later than any. */
+static void tree_build(etl_reader *r)
+{
+    uint32_t n = 2;
+    while (n < r->nheap)
+        n *= 2;
+    r->leaves = n;
+    for (uint32_t i = 0; i < n; i++)
+        r->win[n + i] = i < r->nheap ? (struct match){r->heap[i].ts, r->heap[i].seq << 32 | i}
+                                     : (struct match){INT64_MAX, (uint64_t)UINT32_MAX << 32 | i};
+    for (uint32_t node = n / 2; node < n; node++)
+        tree_up(r, node);
 }
 
 /* The window's earliest head timestamp (it holds at least one buffer). */
 static int64_t window_min_ts(const etl_reader *r)
 {
-    return r->heap[r->small ? small_min(r->heap, r->nheap) : 0].ts;
+    return r->small ? r->win[1].ts : r->heap[0].ts;
 }
 
 static void heap_push(etl_reader *r, etl_buffer *b)
@@ -640,6 +659,8 @@ static void heap_push(etl_reader *r, etl_buffer *b)
             r->small = false;
             for (uint32_t k = r->nheap / 2; k-- > 0;)
                 heap_down(r, k);
+        } else {
+            tree_build(r);
         }
         return;
     }
@@ -760,13 +781,13 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
     etl_buffer *b;
     uint32_t idx;
     int64_t ts;
-    if (r->small) { /* see small_min: no run, the scan every record */
+    if (r->small) { /* see WINDOW_SMALL: no run, the tournament every record */
         if (r->release) {
             buffer_put(r, r->release);
             r->release = NULL;
         }
-        uint32_t m = r->nheap ? small_min(r->heap, r->nheap) : 0;
-        if (r->nheap == 0 || r->heap[m].ts >= r->due_ts) { /* else fill_window would load nothing */
+        /* an empty window's root is a sentinel (INT64_MAX): fill_window runs */
+        if (r->win[1].ts >= r->due_ts) { /* else fill_window would load nothing */
             st = fill_window(r, err);
             if (st != ETL_OK)
                 return st;
@@ -778,17 +799,21 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
                 r->run_limit = run_limit(r);
                 goto heap;
             }
-            m = small_min(r->heap, r->nheap);
         }
+        uint32_t m = (uint32_t)r->win[1].order & 0xFF;
         b = r->heap[m].b;
         idx = b->sorted || !b->order ? b->next : b->order[b->next];
         ts = b->index[idx].timestamp;
         b->next++;
         if (b->next == b->count) {
             r->heap[m] = r->heap[--r->nheap];
+            tree_build(r);
             r->release = b; /* the record view points into it until the next call */
         } else {
-            r->heap[m].ts = head_ts(b);
+            int64_t next_ts = head_ts(b);
+            r->heap[m].ts = next_ts;
+            r->win[r->leaves + m].ts = next_ts;
+            tree_up(r, (r->leaves + m) / 2);
         }
         goto deliver;
     }
@@ -817,7 +842,10 @@ heap:
             heap_down(r, 0);
         r->release = b; /* the record view points into it until the next call */
         r->run = false;
-        r->small = r->nheap <= WINDOW_SMALL; /* any heap is a valid unordered window */
+        if (r->nheap <= WINDOW_SMALL) { /* a tournament again */
+            r->small = true;
+            tree_build(r);
+        }
     } else {
         int64_t next_ts = head_ts(b);
         r->heap[0].ts = next_ts;
@@ -954,7 +982,6 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
     r->fd = -1;
     r->last_ts = INT64_MIN;
-    r->small = true;
     r->io = (struct etl_io_ref){io, ctx, size, opt ? opt->inflate_cache : NULL};
     r->rio = r->io;
     r->rio.cache = NULL; /* random reads would take what the sequential pass is to find */
@@ -973,6 +1000,8 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
         reader_free(r);
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
     }
+    r->small = true;
+    tree_build(r);
 
     /* The first buffer must be a trace buffer whose first record frames. */
     uint8_t h[ETL_BUFFER_HEADER_SIZE];
