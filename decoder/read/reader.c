@@ -781,13 +781,13 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
     etl_buffer *b;
     uint32_t idx;
     int64_t ts;
-    if (r->small) { /* see WINDOW_SMALL: no run, the tournament every record */
+    if (r->small || !r->run) { /* a tournament has no run: it plays every record (WINDOW_SMALL) */
         if (r->release) {
             buffer_put(r, r->release);
             r->release = NULL;
         }
-        /* an empty window's root is a sentinel (INT64_MAX): fill_window runs */
-        if (r->win[1].ts >= r->due_ts) { /* else fill_window would load nothing */
+        /* an empty tournament's root is a sentinel (INT64_MAX): fill_window runs */
+        if (window_min_ts(r) >= r->due_ts) { /* else fill_window would load nothing */
             st = fill_window(r, err);
             if (st != ETL_OK)
                 return st;
@@ -795,11 +795,11 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
                 release_deferred(r, UINT64_MAX);
                 return ETL_END;
             }
-            if (!r->small) { /* it grew past WINDOW_SMALL: a heap now */
-                r->run_limit = run_limit(r);
-                goto heap;
-            }
         }
+        if (!r->small) /* perhaps it grew past WINDOW_SMALL just now */
+            r->run_limit = run_limit(r);
+    }
+    if (r->small) {
         uint32_t m = (uint32_t)r->win[1].order & 0xFF;
         b = r->heap[m].b;
         idx = b->sorted || !b->order ? b->next : b->order[b->next];
@@ -817,19 +817,6 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
         }
         goto deliver;
     }
-    if (!r->run) {
-        if (r->release) {
-            buffer_put(r, r->release);
-            r->release = NULL;
-        }
-        if (r->heap[0].ts >= r->due_ts) { /* else fill_window would load nothing */
-            st = fill_window(r, err);
-            if (st != ETL_OK)
-                return st;
-        }
-        r->run_limit = run_limit(r);
-    }
-heap:
     /* The top buffer's head is the next record (a run: nothing else changed since the last
      * call, see run_limit). */
     b = r->heap[0].b;
