@@ -8,8 +8,8 @@
  * timestamp of its first record; that index costs 64 bytes per buffer and is the only memory
  * that grows with the file.  Records are then delivered by a k-way merge: buffers are brought
  * in by first timestamp, each buffer's records are sorted when they are not already in order,
- * and the earliest head record across the loaded buffers comes next (a binary heap; ties go to
- * the buffer that comes first in the file).  At most `window_buffers` buffers (and about
+ * and the earliest head record across the loaded buffers comes next (a tournament up to 8
+ * buffers, a binary heap beyond; ties go to the buffer that comes first in the file).  At most `window_buffers` buffers (and about
  * `window_bytes` bytes, never fewer than one buffer) are held at once; only when more buffers
  * than that overlap in time can a record come out of order.  It is then still delivered, never
  * dropped, and counted in etl_stats.order_fallbacks.  ETL_ORDER_FILE delivers the records
