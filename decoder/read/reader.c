@@ -72,10 +72,7 @@ struct etl_reader {
     uint16_t first_logger_id;
     bool compressed_file;
 
-    /* time conversion */
-    bool can_convert;
-    bool freq_is_ticks;     /* the clock counts 100 ns units (10 MHz QPC, system time) */
-    int64_t anchor, start, freq;
+    etl_clock clock;        /* time conversion */
 
     /* sequential state */
     struct buf_ref *bufs;   /* every valid buffer, in delivery order (see the top comment) */
@@ -246,64 +243,29 @@ bool etl_reader_next_problem(etl_reader *r, etl_error *out)
 
 /* ---- time ------------------------------------------------------------------------------- */
 
-/* FILETIME of a raw session timestamp: StartTime + (raw - anchor) scaled to 100 ns, the
- * anchor being the logfile header's own timestamp (etw-formats.md section 4).  Integer-only:
- * whole seconds and the remainder are scaled separately, so nothing drifts or overflows. */
-static inline bool convert_time(const etl_reader *r, int64_t raw, int64_t *ft)
-{
-    if (!r->can_convert) {
-        /* No usable clock: a raw value that is a plausible FILETIME (1990..2100) is one. */
-        if (raw >= 125911584000000000LL && raw <= 157766880000000000LL) {
-            *ft = raw;
-            return true;
-        }
-        return false;
-    }
-    int64_t delta;
-    if (__builtin_sub_overflow(raw, r->anchor, &delta))
-        return false;
-    if (r->freq_is_ticks) { /* the common clock: no scaling, the same bounds as below */
-        if (delta > 900000000000LL * 10000000LL + 9999999LL || delta < -900000000000LL * 10000000LL)
-            return false;
-        if (__builtin_add_overflow(r->start, delta, ft))
-            return false;
-        return *ft >= 0;
-    }
-    int64_t q = delta / r->freq, rem = delta % r->freq;
-    if (rem < 0) {
-        rem += r->freq;
-        q -= 1;
-    }
-    if (q > 900000000000LL || q < -900000000000LL)
-        return false;
-    int64_t ticks = q * 10000000LL + (int64_t)((__int128)rem * 10000000LL / r->freq);
-    if (__builtin_add_overflow(r->start, ticks, ft))
-        return false;
-    return *ft >= 0;
-}
-
 bool etl_reader_convert_time(const etl_reader *r, int64_t raw, int64_t *filetime)
 {
-    return r && filetime && convert_time(r, raw, filetime);
+    return r && filetime && etl_clock_convert(&r->clock, raw, filetime);
 }
 
 static void setup_clock(etl_reader *r)
 {
     const etl_logfile *lf = &r->lf;
-    r->can_convert = false;
+    etl_clock *c = &r->clock;
+    c->can_convert = false;
     if (!lf->present || lf->start_time <= 0)
         return;
     switch (lf->clock_type) {
-    case ETL_CLOCK_SYSTEM_TIME: r->freq = 10000000; break;
-    case ETL_CLOCK_CPU_CYCLES: r->freq = (int64_t)lf->cpu_speed_mhz * 1000000; break;
-    default: r->freq = lf->perf_freq; break; /* QPC, and "raw" read as QPC when a frequency is given */
+    case ETL_CLOCK_SYSTEM_TIME: c->freq = 10000000; break;
+    case ETL_CLOCK_CPU_CYCLES: c->freq = (int64_t)lf->cpu_speed_mhz * 1000000; break;
+    default: c->freq = lf->perf_freq; break; /* QPC, and "raw" read as QPC when a frequency is given */
     }
-    if (r->freq <= 0)
+    if (c->freq <= 0)
         return;
-    r->anchor = lf->anchor_raw;
-    r->start = lf->start_time;
-    r->freq_is_ticks = r->freq == 10000000;
-    r->can_convert = true;
+    c->anchor = lf->anchor_raw;
+    c->start = lf->start_time;
+    c->freq_is_ticks = c->freq == 10000000;
+    c->can_convert = true;
 }
 
 /* ---- buffers ---------------------------------------------------------------------------- */
@@ -545,7 +507,7 @@ static etl_status load_ref(etl_reader *r, const struct buf_ref *ref, bool want_o
         etl_buffer *spare = b;
         st = etl_prefetch_take(r->pf, (uint32_t)(ref - r->bufs), spare, &b, report, r, err);
     } else {
-        st = etl_buffer_load(b, &r->io, ref->offset, &ref->hdr, want_order, report, r, err);
+        st = etl_buffer_load(b, &r->io, ref->offset, &ref->hdr, &r->clock, want_order, report, r, err);
     }
     if (st != ETL_OK) {
         etl_buffer_free(b);
@@ -749,10 +711,9 @@ static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *
     rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
                              (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
                              rec->hook_id == 0;
-    if (e->has_timestamp && convert_time(r, rec->timestamp_raw, &rec->timestamp))
-        rec->has_timestamp = true;
-    else
-        rec->timestamp = 0;
+    /* converted when the buffer was loaded (on a loader thread, when there are any) */
+    rec->has_timestamp = e->has_filetime;
+    rec->timestamp = e->filetime;
     return ETL_OK;
 }
 
@@ -886,7 +847,7 @@ etl_status etl_reader_read_at(etl_reader *r, uint64_t position, etl_record *rec,
             if (!r->rvalid[i] || (r->rvalid[slot] && r->ruse[i] < r->ruse[slot]))
                 slot = i;
         r->rvalid[slot] = false;
-        st = etl_buffer_load(&r->rcache[slot], &r->rio, off, &bh, false, report_nothing, NULL, err);
+        st = etl_buffer_load(&r->rcache[slot], &r->rio, off, &bh, &r->clock, false, report_nothing, NULL, err);
         if (st != ETL_OK)
             return st;
         r->rvalid[slot] = true;
@@ -1011,7 +972,8 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for a buffer");
     }
     /* Loaded once here for the logfile header; reports come when it is loaded for delivery. */
-    st = etl_buffer_load(first, &r->io, 0, &bh, false, report_nothing, NULL, err);
+    /* (no clock yet: the logfile header in it sets it up) */
+    st = etl_buffer_load(first, &r->io, 0, &bh, NULL, false, report_nothing, NULL, err);
     if (st != ETL_OK) {
         etl_buffer_free(first);
         free(first);
@@ -1060,7 +1022,8 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
      * (prefetch.c); without threads (or when they cannot start) this thread loads. */
     if (r->opt.threads && r->nbufs > 1) {
         unsigned t = r->opt.threads < ETL_MAX_READER_THREADS ? r->opt.threads : ETL_MAX_READER_THREADS;
-        r->pf = etl_prefetch_start(&r->io, prefetch_job, r, r->nbufs, r->opt.order == ETL_ORDER_TIME, t, 4 * t + 4);
+        r->pf = etl_prefetch_start(&r->io, &r->clock, prefetch_job, r, r->nbufs, r->opt.order == ETL_ORDER_TIME, t,
+                                   4 * t + 4);
     }
     *out = r;
     return ETL_OK;
