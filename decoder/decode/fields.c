@@ -11,6 +11,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bytes.h"
 #include "error.h"
@@ -169,6 +172,18 @@ static bool value_span(const etl_fields *f, const etl_schema_step *st, uint32_t 
          * units at a time first: (w - 0x0001..) & ~w & 0x8000.. is non-zero exactly when one of
          * the four 16-bit lanes is zero; the unit loop then finds which. */
         uint32_t i = 0;
+#if defined(__SSE2__)
+        /* eight units at a time: the lanes equal to zero, two mask bits per unit */
+        while (i + 16 <= rest) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(w, _mm_setzero_si128()));
+            if (z) {
+                *len = i + (unsigned)__builtin_ctz(z) + 2;
+                return true;
+            }
+            i += 16;
+        }
+#endif
         while (i + 8 <= rest) {
             uint64_t w = etl_ld64(p + i);
             if ((w - 0x0001000100010001ULL) & ~w & 0x8000800080008000ULL)
@@ -480,7 +495,21 @@ uint8_t etl_fields_step_scalar(const etl_schema_step *st, uint8_t pointer_size)
     }
 }
 
-unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max)
+/* The number of scalar step st (its style `style`) at pos. */
+static inline uint64_t scalar_at(const etl_schema_step *st, unsigned style, const uint8_t *data, uint32_t pos,
+                                 uint32_t size)
+{
+    if (size - pos >= 8) {
+        /* a whole word, then the value's bytes kept by shifts (sign-extended for INT): no
+         * branch on the width, which changes from field to field */
+        unsigned sh = 64u - 8u * st->size;
+        uint64_t w = etl_ld64(data + pos) << sh;
+        return style == ETL_SCALAR_INT ? (uint64_t)((int64_t)w >> sh) : w >> sh;
+    }
+    return etl_nominal_int(&st->nominal, data + pos);
+}
+
+unsigned etl_fields_scalar_run(etl_fields *f, etl_scalar *out, unsigned max)
 {
     if (f->pending || f->done)
         return 0;
@@ -497,26 +526,40 @@ unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max)
      * never opens or closes a container, so the frame stays the same */
     etl_fields_frame *fr = f->depth ? &f->stack[f->depth - 1] : NULL;
     uint32_t loop_at = fr && steps[fr->begin].op == ETL_OP_ARRAY_BEGIN ? steps[fr->begin].match : UINT32_MAX;
+    /* the array's element step when it is its only one: its elements go in a tight loop */
+    uint32_t elem = loop_at != UINT32_MAX && fr->begin + 2 == loop_at && steps[loop_at].op == ETL_OP_ARRAY_END
+                        ? fr->begin + 1
+                        : UINT32_MAX;
     unsigned n = 0;
     while (n < max && pc < end) {
         const etl_schema_step *st = &steps[pc];
         unsigned sc = st->scalar;
         if (!sc || ((sc & ETL_SCALAR_POINTER_BOUND) && st->nominal.pointer_size != ptr) || st->size > size - pos)
             break;
-        uint64_t x;
-        if (size - pos >= 8) {
-            /* a whole word, then the value's bytes kept by shifts (sign-extended for INT): no
-             * branch on the width, which changes from field to field */
-            unsigned sh = 64u - 8u * st->size;
-            uint64_t w = etl_ld64(data + pos) << sh;
-            x = (sc & ETL_SCALAR_STYLE_MASK) == ETL_SCALAR_INT ? (uint64_t)((int64_t)w >> sh) : w >> sh;
-        } else {
-            x = etl_nominal_int(&st->nominal, data + pos);
+        unsigned style = sc & ETL_SCALAR_STYLE_MASK;
+        if (pc == elem) {
+            /* as many elements as the array, the run and the payload hold: each as the
+             * general step below would take it (the frame's index counts every one) */
+            uint32_t esz = st->size, k = fr->count - fr->index, fit = (size - pos) / esz;
+            if (k > fit)
+                k = fit;
+            if (k > max - n)
+                k = max - n;
+            for (uint32_t e = 0; e < k; e++, n++, pos += esz) {
+                out[n].u = scalar_at(st, style, data, pos, size);
+                out[n].step = pc;
+                out[n].offset = pos;
+                out[n].style = (uint8_t)style;
+            }
+            fr->index += k;
+            if (fr->index >= fr->count)
+                pc = loop_at; /* past the last element: the array's end comes next */
+            continue;
         }
-        out[n].u = x;
+        out[n].u = scalar_at(st, style, data, pos, size);
         out[n].step = pc;
         out[n].offset = pos;
-        out[n].style = (uint8_t)(sc & ETL_SCALAR_STYLE_MASK);
+        out[n].style = (uint8_t)style;
         n++;
         pos += st->size;
         pc++;

@@ -212,58 +212,128 @@ static const char *note_insert(void *ctx, unsigned n)
 /* The most text a value can render to: its own text is cut at the scratch's size, and one with
  * no map and of this many bytes renders to far less (a number with its code name, a GUID, a
  * time; a string or binary at most 4 bytes of text per byte). */
-static size_t value_text_bound(const etl_item *it, size_t vcap)
+static size_t value_text_bound(bool mapped, uint32_t size, size_t vcap)
 {
-    if (it->map || it->custom)
+    if (mapped)
         return vcap;
-    size_t b = 256 + 4 * (size_t)it->size;
+    size_t b = 256 + 4 * (size_t)size;
     return b < vcap ? b : vcap;
+}
+
+/* What collect_inserts has gathered so far. */
+typedef struct collect_state {
+    inserts *in;
+    const used_inserts *use;
+    size_t bound;   /* the most in->used could have been with every insert formatted */
+    bool in_array;  /* the current insert is an array: its elements are joined */
+    bool wanted;    /* the current insert is formatted (the message uses it) */
+    unsigned elems; /* elements of the current array insert so far */
+} collect_state;
+
+/* A new top-level field: a new insert.  False when no more are kept (the walk ends). */
+static inline __attribute__((always_inline)) bool begin_insert(collect_state *c, bool array)
+{
+    inserts *in = c->in;
+    if (in->count >= ETL_MESSAGE_MAX_INSERTS || (c->use && in->count >= c->use->max))
+        return false;
+    if (in->used && in->used < sizeof in->text)
+        in->text[in->used++] = '\0';
+    c->bound++;
+    if (in->used >= sizeof in->text - 1)
+        return false;
+    in->count++;
+    in->off[in->count] = (uint32_t)in->used;
+    in->have[in->count] = true;
+    c->in_array = array;
+    c->elems = 0;
+    c->wanted = !c->use || (c->use->bits[in->count / 64] >> (in->count % 64) & 1);
+    return true;
+}
+
+/* Before a value of the current insert: an array's elements are joined by ", ". */
+static inline void begin_value(collect_state *c)
+{
+    if (c->in_array && c->elems++) {
+        c->bound += 2;
+        inserts *in = c->in;
+        if (!c->wanted)
+            return;
+        if (sizeof in->text - 1 - in->used >= 2) { /* what ins_put does when it fits */
+            in->text[in->used] = ',';
+            in->text[in->used + 1] = ' ';
+            in->used += 2;
+        } else {
+            ins_put(in, ", ", 2);
+        }
+    }
+}
+
+/* Scalars per etl_fields_next_scalars call: the elements of a stack-sized array in a few. */
+#define COLLECT_RUN 32u
+
+/* A run of scalars (fields.h) at enumerator depth `depth`: top-level fields (an insert each) or
+ * the elements of the current array insert, formatted as etl_value_format would format their
+ * VALUE items (a scalar has no map: its text is etl_scalar_text's).  False when the walk ends. */
+static bool collect_scalars(collect_state *c, const etl_fields *f, const etl_scalar *sc, unsigned n, unsigned depth)
+{
+    if (depth > 1 || (depth == 1 && !c->in_array))
+        return true; /* a struct's members, or deeper: not rendered */
+    inserts *in = c->in;
+    for (unsigned i = 0; i < n; i++) {
+        if (depth == 0 && !begin_insert(c, false))
+            return false;
+        begin_value(c);
+        if (!c->wanted) {
+            c->bound += value_text_bound(false, f->schema->steps[sc[i].step].size, sizeof in->value);
+            continue;
+        }
+        size_t before = in->used;
+        if (sizeof in->text - 1 - in->used >= ETL_SCALAR_TEXT_MAX) {
+            in->used += etl_scalar_text(&sc[i], in->text + in->used);
+        } else {
+            char t[ETL_SCALAR_TEXT_MAX];
+            ins_put(in, t, etl_scalar_text(&sc[i], t));
+        }
+        c->bound += in->used - before;
+    }
+    return true;
 }
 
 /* Render with the inserts' texts; only those `use` marks are formatted when `use` is given.
  * Inserts the message does not use cost nothing but their place, unless all inserts together
  * could have reached the text's limit - where cutting depends on every insert's length: then
- * false, and the caller renders them all. */
+ * false, and the caller renders them all.  Scalar runs take the enumerator's short path; every
+ * other value goes through etl_value_format. */
 static bool collect_inserts(const etl_schema *s, const uint8_t *payload, size_t size, uint8_t pointer_size,
                             etl_message_scratch *in, const used_inserts *use)
 {
     char *val = in->value;
     const size_t vcap = sizeof in->value;
+    /* in->have[n] is read only for n <= in->count, and set for each: nothing to clear */
     in->count = 0;
     in->used = 0;
-    memset(in->have, 0, sizeof in->have);
     etl_fields f;
     etl_item it;
     etl_fields_start_opts(&f, s, payload, size, pointer_size, ETL_FIELDS_CHAR_STRINGS);
-    bool in_array = false, wanted = true;
-    unsigned elems = 0;
-    size_t bound = 0; /* the most in->used could have been with every insert formatted */
-    while (etl_fields_next(&f, &it) != ETL_ITEM_END) {
-        if (it.kind == ETL_ITEM_PLACEHOLDER)
-            break;
-        if (it.depth == 0 && it.kind != ETL_ITEM_STRUCT_END && it.kind != ETL_ITEM_ARRAY_END) {
-            /* a new top-level field: a new insert */
-            if (in->count >= ETL_MESSAGE_MAX_INSERTS || (use && in->count >= use->max))
+    collect_state c = {in, use, 0, false, true, 0};
+    for (;;) {
+        etl_scalar sc[COLLECT_RUN];
+        unsigned n_sc = in->items ? 0 : etl_fields_next_scalars(&f, sc, COLLECT_RUN);
+        if (n_sc) {
+            /* a run stays inside one container: the enumerator's depth is its items' */
+            if (!collect_scalars(&c, &f, sc, n_sc, f.depth))
                 break;
-            if (in->used && in->used < sizeof in->text)
-                in->text[in->used++] = '\0';
-            bound++;
-            if (in->used >= sizeof in->text - 1)
-                break;
-            in->count++;
-            in->off[in->count] = (uint32_t)in->used;
-            in->have[in->count] = true;
-            in_array = it.kind == ETL_ITEM_ARRAY_BEGIN;
-            elems = 0;
-            wanted = !use || (use->bits[in->count / 64] >> (in->count % 64) & 1);
+            continue;
         }
-        if (it.kind == ETL_ITEM_VALUE && (it.depth == 0 || (in_array && it.depth == 1))) {
-            if (in_array && elems++) {
-                bound += 2;
-                if (wanted)
-                    ins_put(in, ", ", 2);
-            }
-            if (wanted) {
+        etl_item_kind k = etl_fields_next(&f, &it);
+        if (k == ETL_ITEM_END || k == ETL_ITEM_PLACEHOLDER)
+            break;
+        if (it.depth == 0 && k != ETL_ITEM_STRUCT_END && k != ETL_ITEM_ARRAY_END &&
+            !begin_insert(&c, k == ETL_ITEM_ARRAY_BEGIN))
+            break;
+        if (k == ETL_ITEM_VALUE && (it.depth == 0 || (c.in_array && it.depth == 1))) {
+            begin_value(&c);
+            if (c.wanted) {
                 size_t before = in->used;
                 if (sizeof in->text - 1 - in->used >= vcap) {
                     /* room for the longest text: formatted in place, as the copy below would */
@@ -272,13 +342,13 @@ static bool collect_inserts(const etl_schema *s, const uint8_t *payload, size_t 
                     size_t n = etl_value_format(&it, val, vcap);
                     ins_put(in, val, n);
                 }
-                bound += in->used - before;
+                c.bound += in->used - before;
             } else {
-                bound += value_text_bound(&it, vcap);
+                c.bound += value_text_bound(it.map || it.custom, it.size, vcap);
             }
         }
     }
-    if (use && bound + 2 >= sizeof in->text)
+    if (use && c.bound + 2 >= sizeof in->text)
         return false;
     if (in->used < sizeof in->text)
         in->text[in->used] = '\0';

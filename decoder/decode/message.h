@@ -35,6 +35,8 @@ typedef struct etl_message_scratch {
     bool render_all; /* format every insert, used or not (tests compare the two); normally false */
     bool parse;      /* parse the message string instead of copying its compiled pieces (tests
                         compare the two); normally false */
+    bool items;      /* walk the fields item by item, every value through etl_value_format,
+                        instead of taking scalar runs (tests compare the two); normally false */
     char text[ETL_MESSAGE_MAX_INSERT_TEXT];
     char value[ETL_MESSAGE_MAX_VALUE_TEXT];
 } etl_message_scratch;

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bytes.h"
 #include "etl_format.h"
@@ -418,6 +421,19 @@ static void utf16_value(const uint8_t *p, size_t n, etl_value *v, char *buf, siz
     if (!cap)
         return;
     for (;;) {
+#if defined(__SSE2__)
+        /* eight ASCII units, none NUL, and room for them: each unit 1..0x7F, packed to bytes */
+        while (i + 16 <= n && o + 8 < cap) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            __m128i ascii = _mm_cmpeq_epi16(_mm_and_si128(w, _mm_set1_epi16((short)0xFF80)), _mm_setzero_si128());
+            __m128i nul = _mm_cmpeq_epi16(w, _mm_setzero_si128());
+            if (_mm_movemask_epi8(_mm_andnot_si128(nul, ascii)) != 0xFFFF)
+                break;
+            _mm_storel_epi64((__m128i *)(void *)(buf + o), _mm_packus_epi16(w, w));
+            o += 8;
+            i += 16;
+        }
+#endif
         /* four ASCII units, none NUL, and room for them */
         while (i + 8 <= n && o + 4 < cap) {
             uint64_t w = etl_ld64(p + i);
@@ -598,11 +614,16 @@ void etl_value_nominal(unsigned in, unsigned out, uint8_t pointer_size, size_t n
 
 /* A value's bytes, starting from its field's nominal type.  Integers first, on a short path:
  * they are most values of kernel and manifest events. */
+static inline bool nominal_is_int(const etl_step_nominal *nm, size_t n)
+{
+    return (nm->kind == ETL_VALUE_UINT || nm->kind == ETL_VALUE_INT) && nm->fixed && n >= nm->fixed &&
+           nm->format != ETL_OUT_PORT;
+}
+
 static inline __attribute__((always_inline)) void decode_nominal(const etl_step_nominal *nm, const uint8_t *p,
                                                                  size_t n, etl_value *v, char *buf, size_t cap)
 {
-    if ((nm->kind == ETL_VALUE_UINT || nm->kind == ETL_VALUE_INT) && nm->fixed && n >= nm->fixed &&
-        nm->format != ETL_OUT_PORT) {
+    if (nominal_is_int(nm, n)) { /* its number is etl_nominal_int's */
         memset(v, 0, sizeof *v);
         v->kind = (etl_value_kind)nm->kind;
         v->format = nm->format;
@@ -840,52 +861,106 @@ static void sb_str(sbuf *b, const char *s)
 #define dec_pairs etl_dec_pairs
 #define hex_pairs_upper etl_hex_pairs_upper
 
-static void sb_u64(sbuf *b, uint64_t x)
+/* x's decimal digits, written backwards so that they end at `end`; returns where they start
+ * (at most 20 bytes before `end`). */
+static inline char *dec_digits(char *end, uint64_t x)
 {
-    char t[24];
-    int i = 24;
+    char *p = end;
     while (x >= 100) {
-        i -= 2;
-        memcpy(t + i, dec_pairs + 2 * (x % 100), 2);
+        p -= 2;
+        memcpy(p, dec_pairs + 2 * (x % 100), 2);
         x /= 100;
     }
     if (x >= 10) {
-        i -= 2;
-        memcpy(t + i, dec_pairs + 2 * x, 2);
+        p -= 2;
+        memcpy(p, dec_pairs + 2 * x, 2);
     } else {
-        t[--i] = (char)('0' + x);
+        *--p = (char)('0' + x);
     }
-    sb_put(b, t + i, (size_t)(24 - i));
+    return p;
+}
+
+/* The same for a signed number (at most 20 bytes: a minus and 19 digits). */
+static inline char *i64_digits(char *end, int64_t x)
+{
+    if (x >= 0)
+        return dec_digits(end, (uint64_t)x);
+    char *p = dec_digits(end, (uint64_t)0 - (uint64_t)x);
+    *--p = '-';
+    return p;
+}
+
+/* "0x" + upper-case hex, `digits` wide (0 = no padding), ending at `end` (at most 18 bytes
+ * before it when digits <= 16). */
+static inline char *hex_digits(char *end, uint64_t x, int digits)
+{
+    char *p = end;
+    do {
+        p -= 2;
+        memcpy(p, hex_pairs_upper + 2 * (x & 0xFF), 2);
+        x >>= 8;
+    } while (x);
+    /* whole bytes give an even count: drop a leading zero the width does not ask for */
+    if (p[0] == '0' && end - p > 1 && end - p > digits)
+        p++;
+    while (end - p < digits)
+        *--p = '0';
+    *--p = 'x';
+    *--p = '0';
+    return p;
+}
+
+static void sb_u64(sbuf *b, uint64_t x)
+{
+    char t[24];
+    const char *s = dec_digits(t + sizeof t, x);
+    sb_put(b, s, (size_t)(t + sizeof t - s));
 }
 
 static void sb_i64(sbuf *b, int64_t x)
 {
-    if (x < 0) {
-        sb_put(b, "-", 1);
-        sb_u64(b, (uint64_t)0 - (uint64_t)x);
-    } else {
-        sb_u64(b, (uint64_t)x);
-    }
+    char t[24];
+    const char *s = i64_digits(t + sizeof t, x);
+    sb_put(b, s, (size_t)(t + sizeof t - s));
 }
 
-/* "0x" + upper-case hex, `digits` wide (0 = no padding). */
 static void sb_hex(sbuf *b, uint64_t x, int digits)
 {
     char t[24];
-    int i = 24;
-    do {
-        i -= 2;
-        memcpy(t + i, hex_pairs_upper + 2 * (x & 0xFF), 2);
-        x >>= 8;
-    } while (x);
-    /* whole bytes give an even count: drop a leading zero the width does not ask for */
-    if (t[i] == '0' && 24 - i > 1 && 24 - i > digits)
-        i++;
-    while (24 - i < digits)
-        t[--i] = '0';
-    t[--i] = 'x';
-    t[--i] = '0';
-    sb_put(b, t + i, (size_t)(24 - i));
+    const char *s = hex_digits(t + sizeof t, x, digits);
+    sb_put(b, s, (size_t)(t + sizeof t - s));
+}
+
+/* A number in one of the plain styles (decimal unsigned, decimal signed, "0x" hex) into out,
+ * which has ETL_SCALAR_TEXT_MAX bytes: what sb_u64/sb_i64/sb_hex put, the same digit writers
+ * ending where the counted length says - no bounded builder, no copy: the message inserts and
+ * etl_value_format's integers are mostly these. */
+static inline size_t plain_int_text(uint64_t x, etl_scalar_style style, char *out)
+{
+    char *e;
+    if (style == ETL_SCALAR_HEX) {
+        unsigned bits = 64u - (unsigned)__builtin_clzll(x | 1);
+        e = out + 2 + (bits + 3) / 4; /* "0x", then the digits without a leading zero */
+        hex_digits(e, x, 0);
+    } else {
+        char *o = out;
+        if (style == ETL_SCALAR_INT && (int64_t)x < 0) {
+            *o++ = '-';
+            x = (uint64_t)0 - x;
+        }
+        unsigned n = 1; /* the digits: few for the counts and ids most decimal fields are */
+        for (uint64_t p = 10; n < 20 && x >= p; p *= 10)
+            n++;
+        e = o + n;
+        dec_digits(e, x);
+    }
+    *e = '\0';
+    return (size_t)(e - out);
+}
+
+size_t etl_scalar_text(const etl_scalar *sc, char out[ETL_SCALAR_TEXT_MAX])
+{
+    return plain_int_text(sc->u, (etl_scalar_style)sc->style, out);
 }
 
 static void sb_bytes_hex(sbuf *b, const uint8_t *p, size_t n)
@@ -1100,14 +1175,14 @@ size_t etl_value_text(const etl_value *v, char *out, size_t cap)
     return b.len;
 }
 
-/* Decode + text in one buffer.  Converted strings need scratch before they are copied to
- * `text`; small values use the stack, large strings are converted straight into `text` (they
- * need no second pass). */
+/* Decode + text in one buffer.  Strings are converted straight into `text` (they need no second
+ * pass: the converters cut where etl_value_text would, at the last whole character); other
+ * values whose decoding writes text (a SID) use the stack when small. */
 static size_t format_nominal(const etl_step_nominal *nm, const uint8_t *p, size_t n, char *text, size_t cap)
 {
     char scratch[512];
     etl_value v;
-    bool big = ETL_VALUE_TEXT_CAP(n) > sizeof scratch;
+    bool big = nm->kind == ETL_VALUE_STRING || ETL_VALUE_TEXT_CAP(n) > sizeof scratch;
     decode_nominal(nm, p, n, &v, big ? text : scratch, big ? cap : sizeof scratch);
     if (v.kind == ETL_VALUE_STRING && v.str == text) {
         /* already in place */
@@ -1136,8 +1211,20 @@ size_t etl_value_format(const etl_item *it, char *out, size_t cap)
             return n;
     }
     const etl_step_nominal *nm = item_step_nominal(it);
-    if (nm)
+    if (nm) {
+        /* an integer shown as a plain number (most values of manifest events): its text
+         * straight from its bytes, as decode_nominal and etl_value_text would make it */
+        if (nominal_is_int(nm, it->size) && cap >= ETL_SCALAR_TEXT_MAX) {
+            etl_int_style style = nm->kind == ETL_VALUE_INT ? ETL_INT_DECIMAL : etl_format_int_style(nm->format);
+            if (style == ETL_INT_DECIMAL || style == ETL_INT_HEX)
+                return plain_int_text(etl_nominal_int(nm, it->data),
+                                      nm->kind == ETL_VALUE_INT ? ETL_SCALAR_INT
+                                      : style == ETL_INT_HEX    ? ETL_SCALAR_HEX
+                                                                : ETL_SCALAR_UINT,
+                                      out);
+        }
         return format_nominal(nm, it->data, it->size, out, cap);
+    }
     return etl_value_format_raw(it->in_type, it->custom ? ETL_OUT_NULL : it->out_type, it->data, it->size,
                                 it->pointer_size, out, cap);
 }

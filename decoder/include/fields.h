@@ -193,8 +193,16 @@ uint8_t etl_fields_step_scalar(const etl_schema_step *st, uint8_t pointer_size);
 
 /* Up to max scalars from the enumerator's position into out; how many (0 when the next item is
  * not a scalar or its bytes are not all in the payload, and then nothing changes).  Each counts
- * towards ETL_FIELDS_MAX_ITEMS as its item would. */
-unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max);
+ * towards ETL_FIELDS_MAX_ITEMS as its item would.  Inline, the answer "the next item is not a
+ * scalar" (a renderer asks before every item it takes, and most of its other items are not);
+ * etl_fields_scalar_run is the rest, and the same on its own. */
+unsigned etl_fields_scalar_run(etl_fields *f, etl_scalar *out, unsigned max);
+static inline unsigned etl_fields_next_scalars(etl_fields *f, etl_scalar *out, unsigned max)
+{
+    if (f->pending || f->done || f->pc >= f->schema->step_count || !f->schema->steps[f->pc].scalar)
+        return 0;
+    return etl_fields_scalar_run(f, out, max);
+}
 
 /* The key of step `step` of the enumerator's schema among its siblings, as etl_item_key gives
  * it for that step's items. */

@@ -172,6 +172,12 @@ static inline uint64_t etl_nominal_int(const etl_step_nominal *nm, const uint8_t
  * payload still valid. */
 void etl_scalar_value(const etl_fields *f, const etl_scalar *sc, etl_value *v);
 
+/* The text of a scalar, as etl_value_text gives it for that value: its decimal number, or "0x"
+ * and upper-case hex; out has ETL_SCALAR_TEXT_MAX bytes (the longest, "-9223372036854775808",
+ * and its NUL fit).  Returns its length. */
+#define ETL_SCALAR_TEXT_MAX 24u
+size_t etl_scalar_text(const etl_scalar *sc, char out[ETL_SCALAR_TEXT_MAX]);
+
 /* Text of a decoded value into out (cap bytes, NUL-terminated); returns its length. */
 size_t etl_value_text(const etl_value *v, char *out, size_t cap);
 /* Text of raw bytes / of a VALUE item (decode + text in one call, one buffer). */

@@ -56,21 +56,41 @@ typedef struct parse_state {
     GHashTable *strings_en, *strings_any;
     bool in_en_table, in_any_table, any_table_taken;
     struct fast_xml *fast; /* the fast reader's position (see below), or NULL under GMarkup */
+    GStringChunk *temp;    /* strings needed only until the document is resolved (see transient) */
 } parse_state;
 
 static int state_line(parse_state *st);
 
 #define MF_ERROR g_quark_from_static_string("etl-manifest")
 
+/* strcmp(a, b) == 0 with the first characters compared inline: names are compared by the hundred
+ * thousand while 20 manifests load (element and attribute names, each event's task, opcode and
+ * template among the provider's), and most differ at once. */
+static inline bool streq(const char *a, const char *b)
+{
+    return a[0] == b[0] && strcmp(a, b) == 0;
+}
+
+/* A string of the model: kept with the manifest, each text once. */
 static const char *keep(parse_state *st, const char *s)
 {
     return s ? g_string_chunk_insert_const(st->m->strings, s) : NULL;
 }
 
+/* A string read only while the document is resolved - names that are looked up (an event's
+ * level, task, opcode, channel and keywords, a length= or count= property name), the string
+ * table, and texts that are replaced by their resolved form: copied into the parse's own chunk,
+ * dropped with it, and not looked up in the manifest's (a third of the strings of the shared
+ * manifests). */
+static const char *transient(parse_state *st, const char *s)
+{
+    return s ? g_string_chunk_insert(st->temp, s) : NULL;
+}
+
 static const char *attr(const char **names, const char **values, const char *want)
 {
     for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], want) == 0)
+        if (streq(names[i], want))
             return values[i];
     return NULL;
 }
@@ -144,7 +164,7 @@ static const type_name out_types[] = {
 static uint16_t type_number(const type_name *table, size_t n, const char *name)
 {
     for (size_t i = 0; name && i < n; i++)
-        if (strcmp(table[i].name, name) == 0)
+        if (streq(table[i].name, name))
             return table[i].value;
     return 0;
 }
@@ -190,7 +210,7 @@ static const std_name std_levels[] = {{"win:LogAlways", 0, "Log Always"}, {"win:
 static void std_find(const std_name *table, size_t n, const char *name, uint8_t *value, const char **display)
 {
     for (size_t k = 0; name && k < n; k++)
-        if (strcmp(table[k].name, name) == 0) {
+        if (streq(table[k].name, name)) {
             *value = table[k].value;
             *display = table[k].display;
         }
@@ -205,7 +225,7 @@ static void named_add(parse_state *st, GArray *arr, const char **n, const char *
     uint64_t val = 0;
     const char *vs = attr(n, v, value_attr);
     x.name = keep(st, attr(n, v, "name"));
-    x.display = keep(st, attr(n, v, "message")); /* "$(string.X)": resolved at the end */
+    x.display = transient(st, attr(n, v, "message")); /* "$(string.X)": resolved at the end */
     if (!x.name) {
         fail(error, "<%s> without a name", value_attr);
         return;
@@ -225,7 +245,7 @@ static void named_add(parse_state *st, GArray *arr, const char **n, const char *
 static void on_property(parse_state *st, const char *element, const char **n, const char **v, GError **error)
 {
     prop_build b = {0};
-    bool is_struct = strcmp(element, "struct") == 0;
+    bool is_struct = streq(element, "struct");
     if (st->props->len >= ETL_MF_MAX_PROPERTIES) {
         fail(error, "template %s has more properties than the decoder accepts (ETL_MF_MAX_PROPERTIES)", st->tid ? st->tid : "(no tid)");
         return;
@@ -241,22 +261,22 @@ static void on_property(parse_state *st, const char *element, const char **n, co
     }
     const char *len = attr(n, v, "length"), *cnt = attr(n, v, "count");
     const char *opt = attr(n, v, "k:optional"), *rest = attr(n, v, "k:rest");
-    b.p.optional = opt && strcmp(opt, "true") == 0;
-    b.p.rest = rest && strcmp(rest, "true") == 0;
+    b.p.optional = opt && streq(opt, "true");
+    b.p.rest = rest && streq(rest, "true");
     uint64_t x;
     if (len) {
         b.p.has_length = true;
         if (parse_u64(len, &x) && x <= 0xFFFF)
             b.p.length = (uint16_t)x;
         else
-            b.length_name = keep(st, len);
+            b.length_name = transient(st, len);
     }
     if (cnt) {
         b.p.has_count = true;
         if (parse_u64(cnt, &x) && x <= 0xFFFF)
             b.p.count = (uint16_t)x;
         else
-            b.count_name = keep(st, cnt);
+            b.count_name = transient(st, cnt);
     }
     /* a direct member of the innermost open struct */
     if (st->struct_depth > 0)
@@ -276,7 +296,7 @@ static void on_start(GMarkupParseContext *ctx, const char *element, const char *
 {
     parse_state *st = data;
     (void)ctx;
-    if (strcmp(element, "provider") == 0) {
+    if (streq(element, "provider")) {
         provider_build pb = {0};
         const char *g = attr(n, v, "guid");
         if (!g || !etl_parse_guid(g, &pb.p.guid)) {
@@ -298,28 +318,28 @@ static void on_start(GMarkupParseContext *ctx, const char *element, const char *
         st->prov = &g_array_index(st->providers, provider_build, st->providers->len - 1);
         return;
     }
-    if (strcmp(element, "resources") == 0) {
+    if (streq(element, "resources")) {
         const char *culture = attr(n, v, "culture");
         st->in_en_table = culture && g_ascii_strcasecmp(culture, "en-US") == 0;
         st->in_any_table = !st->any_table_taken;
         st->any_table_taken = true;
         return;
     }
-    if (strcmp(element, "string") == 0 && (st->in_en_table || st->in_any_table)) {
+    if (streq(element, "string") && (st->in_en_table || st->in_any_table)) {
         const char *id = attr(n, v, "id"), *val = attr(n, v, "value");
         if (id && val)
-            g_hash_table_insert(st->in_en_table ? st->strings_en : st->strings_any, (gpointer)keep(st, id),
-                                (gpointer)keep(st, val));
+            g_hash_table_insert(st->in_en_table ? st->strings_en : st->strings_any, (gpointer)transient(st, id),
+                                (gpointer)transient(st, val));
         return;
     }
     provider_build *p = st->prov;
     if (!p)
         return;
-    if (st->in_userdata || strcmp(element, "UserData") == 0) {
+    if (st->in_userdata || streq(element, "UserData")) {
         st->in_userdata++;
         return;
     }
-    if (strcmp(element, "event") == 0) {
+    if (streq(element, "event")) {
         event_build e = {0};
         uint64_t x = 0;
         const char *val = attr(n, v, "value");
@@ -338,45 +358,45 @@ static void on_start(GMarkupParseContext *ctx, const char *element, const char *
         e.e.symbol = keep(st, attr(n, v, "symbol"));
         e.e.name = keep(st, attr(n, v, "name"));
         e.e.template_tid = keep(st, attr(n, v, "template"));
-        e.e.message = keep(st, attr(n, v, "message"));
-        e.level = keep(st, attr(n, v, "level"));
-        e.task = keep(st, attr(n, v, "task"));
-        e.opcode = keep(st, attr(n, v, "opcode"));
-        e.channel = keep(st, attr(n, v, "channel"));
-        e.keywords = keep(st, attr(n, v, "keywords"));
+        e.e.message = transient(st, attr(n, v, "message")); /* resolved and kept at the end */
+        e.level = transient(st, attr(n, v, "level"));
+        e.task = transient(st, attr(n, v, "task"));
+        e.opcode = transient(st, attr(n, v, "opcode"));
+        e.channel = transient(st, attr(n, v, "channel"));
+        e.keywords = transient(st, attr(n, v, "keywords"));
         e.e.source_line = (uint32_t)state_line(st);
         g_array_append_val(p->events, e);
-    } else if (strcmp(element, "template") == 0) {
+    } else if (streq(element, "template")) {
         st->tid = keep(st, attr(n, v, "tid"));
         st->props = g_array_new(FALSE, TRUE, sizeof(prop_build));
         st->struct_depth = 0;
-    } else if ((strcmp(element, "data") == 0 || strcmp(element, "struct") == 0) && st->props) {
+    } else if ((streq(element, "data") || streq(element, "struct")) && st->props) {
         on_property(st, element, n, v, error);
-    } else if (strcmp(element, "valueMap") == 0 || strcmp(element, "bitMap") == 0) {
+    } else if (streq(element, "valueMap") || streq(element, "bitMap")) {
         memset(&st->cur_map, 0, sizeof st->cur_map);
         st->cur_map.name = keep(st, attr(n, v, "name"));
         st->cur_map.is_bitmap = element[0] == 'b';
         st->map_entries = g_array_new(FALSE, TRUE, sizeof(etl_mf_map_entry));
-    } else if (strcmp(element, "map") == 0 && st->map_entries) {
+    } else if (streq(element, "map") && st->map_entries) {
         etl_mf_map_entry me = {0};
         const char *val = attr(n, v, "value");
         if (!parse_u64(val, &me.value)) {
             fail(error, "map value \"%s\" is not a number", val ? val : "(missing)");
             return;
         }
-        me.text = keep(st, attr(n, v, "message"));
+        me.text = transient(st, attr(n, v, "message")); /* resolved and kept at the end */
         g_array_append_val(st->map_entries, me);
-    } else if (strcmp(element, "task") == 0) {
+    } else if (streq(element, "task")) {
         named_add(st, p->tasks, n, v, "value", error);
         st->in_task = true;
         st->cur_task = p->tasks->len ? (uint16_t)g_array_index(p->tasks, etl_mf_named, p->tasks->len - 1).value : 0;
-    } else if (strcmp(element, "opcode") == 0) {
+    } else if (streq(element, "opcode")) {
         named_add(st, p->opcodes, n, v, "value", error);
-    } else if (strcmp(element, "level") == 0) {
+    } else if (streq(element, "level")) {
         named_add(st, p->levels, n, v, "value", error);
-    } else if (strcmp(element, "keyword") == 0) {
+    } else if (streq(element, "keyword")) {
         named_add(st, p->keywords, n, v, "mask", error);
-    } else if (strcmp(element, "channel") == 0 || strcmp(element, "importChannel") == 0) {
+    } else if (streq(element, "channel") || streq(element, "importChannel")) {
         etl_mf_named c = {0};
         const char *name = attr(n, v, "name"), *chid = attr(n, v, "chid"), *val = attr(n, v, "value");
         uint64_t x = 0;
@@ -386,7 +406,7 @@ static void on_start(GMarkupParseContext *ctx, const char *element, const char *
             c.value = x;
         } else if (element[0] == 'i') {
             for (size_t i = 0; name && i < G_N_ELEMENTS(std_channels); i++)
-                if (strcmp(std_channels[i].name, name) == 0)
+                if (streq(std_channels[i].name, name))
                     c.value = std_channels[i].value;
         } else {
             c.value = p->next_channel_value++;
@@ -403,11 +423,11 @@ static void on_end(GMarkupParseContext *ctx, const char *element, gpointer data,
         st->in_userdata--;
         return;
     }
-    if (strcmp(element, "provider") == 0) {
+    if (streq(element, "provider")) {
         st->prov = NULL;
-    } else if (strcmp(element, "struct") == 0 && st->props && st->struct_depth > 0) {
+    } else if (streq(element, "struct") && st->props && st->struct_depth > 0) {
         st->struct_depth--;
-    } else if (strcmp(element, "template") == 0 && st->props && st->prov) {
+    } else if (streq(element, "template") && st->props && st->prov) {
         /* length= and count= naming another property: the nearest earlier one of that name */
         for (guint i = 0; i < st->props->len; i++) {
             prop_build *b = &g_array_index(st->props, prop_build, i);
@@ -418,7 +438,7 @@ static void on_end(GMarkupParseContext *ctx, const char *element, gpointer data,
                 uint16_t ref = ETL_MF_NO_REF;
                 for (guint k = i; k-- > 0;)
                     if (g_array_index(st->props, prop_build, k).p.name &&
-                        strcmp(g_array_index(st->props, prop_build, k).p.name, want) == 0) {
+                        streq(g_array_index(st->props, prop_build, k).p.name, want)) {
                         ref = (uint16_t)k;
                         break;
                     }
@@ -441,14 +461,14 @@ static void on_end(GMarkupParseContext *ctx, const char *element, gpointer data,
         g_array_append_val(st->prov->templates, t);
         g_array_free(st->props, TRUE);
         st->props = NULL;
-    } else if ((strcmp(element, "valueMap") == 0 || strcmp(element, "bitMap") == 0) && st->map_entries && st->prov) {
+    } else if ((streq(element, "valueMap") || streq(element, "bitMap")) && st->map_entries && st->prov) {
         st->cur_map.entry_count = st->map_entries->len;
         st->cur_map.entries = (etl_mf_map_entry *)(void *)g_array_free(st->map_entries, FALSE);
         g_array_append_val(st->prov->maps, st->cur_map);
         st->map_entries = NULL;
-    } else if (strcmp(element, "task") == 0) {
+    } else if (streq(element, "task")) {
         st->in_task = false;
-    } else if (strcmp(element, "resources") == 0) {
+    } else if (streq(element, "resources")) {
         st->in_en_table = st->in_any_table = false;
     }
 }
@@ -489,7 +509,7 @@ static const etl_mf_named *find_named(GArray *arr, const char *name, bool want_t
     const etl_mf_named *fallback = NULL;
     for (guint i = 0; name && i < arr->len; i++) {
         const etl_mf_named *x = &g_array_index(arr, etl_mf_named, i);
-        if (!x->name || strcmp(x->name, name) != 0)
+        if (!x->name || !streq(x->name, name))
             continue;
         if (!want_task || !x->task_scoped || x->task == task) {
             if (!x->task_scoped || (want_task && x->task == task))
@@ -568,7 +588,7 @@ static void finish_provider(parse_state *st, provider_build *pb)
         /* template */
         for (guint k = 0; e->e.template_tid && k < pb->templates->len; k++)
             if (g_array_index(pb->templates, etl_mf_template, k).tid && /* a <template> may lack tid= */
-                strcmp(g_array_index(pb->templates, etl_mf_template, k).tid, e->e.template_tid) == 0)
+                streq(g_array_index(pb->templates, etl_mf_template, k).tid, e->e.template_tid))
                 e->e.tmpl = &g_array_index(pb->templates, etl_mf_template, k);
         if (e->e.message) {
             char *t = trimmed(resolve_string(st, e->e.message));
@@ -651,6 +671,7 @@ static void state_init(parse_state *st, etl_manifest **m, const char *origin)
     st->providers = g_array_new(FALSE, TRUE, sizeof(provider_build));
     st->strings_en = g_hash_table_new(g_str_hash, g_str_equal);
     st->strings_any = g_hash_table_new(g_str_hash, g_str_equal);
+    st->temp = g_string_chunk_new(16384);
 }
 
 /* What a parse leaves half-built (a template's properties, a map's entries). */
@@ -671,6 +692,8 @@ static void state_free(parse_state *st)
     g_array_free(st->providers, TRUE);
     g_hash_table_destroy(st->strings_en);
     g_hash_table_destroy(st->strings_any);
+    g_string_chunk_free(st->temp);
+    st->temp = NULL;
     if (st->ctx)
         g_markup_parse_context_free(st->ctx);
     st->ctx = NULL;
@@ -730,19 +753,59 @@ static int state_line(parse_state *st)
     return line;
 }
 
+/* Character classes, one table load per character (the reader's loops run over every byte). */
+enum { FX_SPACE = 1, FX_NAME_START = 2, FX_NAME_CHAR = 4, FX_VALUE_SPECIAL = 8 };
+#define FX_LETTERS(a, z) [a ... z] = FX_NAME_START | FX_NAME_CHAR
+static const uint8_t fx_class[256] = {
+    [' '] = FX_SPACE, ['\t'] = FX_SPACE | FX_VALUE_SPECIAL, ['\n'] = FX_SPACE | FX_VALUE_SPECIAL,
+    ['\r'] = FX_SPACE | FX_VALUE_SPECIAL, ['&'] = FX_VALUE_SPECIAL,
+    FX_LETTERS('A', 'Z'), FX_LETTERS('a', 'z'), ['_'] = FX_NAME_START | FX_NAME_CHAR,
+    [':'] = FX_NAME_START | FX_NAME_CHAR, ['0' ... '9'] = FX_NAME_CHAR, ['.'] = FX_NAME_CHAR, ['-'] = FX_NAME_CHAR,
+};
+#undef FX_LETTERS
+
 static inline bool fx_space(char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    return fx_class[(uint8_t)c] & FX_SPACE;
 }
 
 static inline bool fx_name_start(char c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == ':';
+    return fx_class[(uint8_t)c] & FX_NAME_START;
 }
 
 static inline bool fx_name_char(char c)
 {
-    return fx_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
+    return fx_class[(uint8_t)c] & FX_NAME_CHAR;
+}
+
+/* The names and values of one tag, NUL-terminated one after the other (appended without
+ * GString's per-call overhead: a tag's attributes are a few hundred appends per event). */
+typedef struct fx_buf {
+    char *p;
+    size_t len, cap;
+} fx_buf;
+
+static void fx_grow(fx_buf *b, size_t n)
+{
+    while (b->cap - b->len < n)
+        b->cap *= 2;
+    b->p = g_realloc(b->p, b->cap);
+}
+
+static inline void fx_put(fx_buf *b, const char *s, size_t n)
+{
+    if (b->cap - b->len < n)
+        fx_grow(b, n);
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static inline void fx_putc(fx_buf *b, char c)
+{
+    if (b->cap == b->len)
+        fx_grow(b, 1);
+    b->p[b->len++] = c;
 }
 
 /* The end of a name starting at i (0 when there is none), in GMarkup's terms: plain ASCII name
@@ -767,19 +830,19 @@ static size_t fx_skip_spaces(const char *xml, size_t len, size_t i)
 
 /* An attribute value as GMarkup hands it out, appended to buf with its NUL; false when it has
  * a character reference or an entity GMarkup would refuse. */
-static bool fx_value(GString *buf, const char *v, size_t n)
+static bool fx_value(fx_buf *buf, const char *v, size_t n)
 {
     size_t run = 0; /* bytes copied as they are, pending */
     for (size_t k = 0; k < n; k++) {
         char c = v[k];
-        if (c != '&' && c != '\t' && c != '\n' && c != '\r') {
+        if (!(fx_class[(uint8_t)c] & FX_VALUE_SPECIAL)) {
             run++;
             continue;
         }
-        g_string_append_len(buf, v + k - run, (gssize)run);
+        fx_put(buf, v + k - run, run);
         run = 0;
         if (c != '&') {
-            g_string_append_c(buf, ' ');
+            fx_putc(buf, ' ');
             if (c == '\r' && k + 1 < n && v[k + 1] == '\n')
                 k++;
             continue;
@@ -795,11 +858,11 @@ static bool fx_value(GString *buf, const char *v, size_t n)
             e++;
         if (e == G_N_ELEMENTS(entities))
             return false;
-        g_string_append_c(buf, entities[e].c);
+        fx_putc(buf, entities[e].c);
         k += entities[e].len;
     }
-    g_string_append_len(buf, v + n - run, (gssize)run);
-    g_string_append_c(buf, '\0');
+    fx_put(buf, v + n - run, run);
+    fx_putc(buf, '\0');
     return true;
 }
 
@@ -829,7 +892,7 @@ static bool fast_parse(parse_state *st, const char *xml, size_t len)
         return false;
     fast_xml x = {xml, len, 0, 1, 1};
     char (*names)[FX_MAX_NAME] = g_malloc((size_t)FX_MAX_DEPTH * FX_MAX_NAME);
-    GString *buf = g_string_sized_new(512);
+    fx_buf buf = {g_malloc(512), 0, 512};
     size_t name_at[FX_MAX_ATTRS], value_at[FX_MAX_ATTRS];
     const char *an[FX_MAX_ATTRS + 1], *av[FX_MAX_ATTRS + 1];
     GError *ge = NULL;
@@ -891,7 +954,7 @@ static bool fast_parse(parse_state *st, const char *xml, size_t len)
         names[depth][e - i] = '\0';
         any = true;
         i = e;
-        g_string_truncate(buf, 0);
+        buf.len = 0;
         size_t na = 0;
         bool empty;
         for (;;) {
@@ -913,9 +976,9 @@ static bool fast_parse(parse_state *st, const char *xml, size_t len)
             size_t ne = fx_name(xml, len, i);
             if (!ne || na >= FX_MAX_ATTRS)
                 goto out;
-            name_at[na] = buf->len;
-            g_string_append_len(buf, xml + i, (gssize)(ne - i));
-            g_string_append_c(buf, '\0');
+            name_at[na] = buf.len;
+            fx_put(&buf, xml + i, ne - i);
+            fx_putc(&buf, '\0');
             i = fx_skip_spaces(xml, len, ne);
             if (i >= len || xml[i] != '=')
                 goto out;
@@ -925,15 +988,15 @@ static bool fast_parse(parse_state *st, const char *xml, size_t len)
             const char *q = memchr(xml + i + 1, xml[i], len - i - 1);
             if (!q)
                 goto out;
-            value_at[na] = buf->len;
-            if (!fx_value(buf, xml + i + 1, (size_t)(q - xml) - i - 1))
+            value_at[na] = buf.len;
+            if (!fx_value(&buf, xml + i + 1, (size_t)(q - xml) - i - 1))
                 goto out;
             na++;
             i = (size_t)(q - xml) + 1;
         }
         for (size_t k = 0; k < na; k++) {
-            an[k] = buf->str + name_at[k];
-            av[k] = buf->str + value_at[k];
+            an[k] = buf.p + name_at[k];
+            av[k] = buf.p + value_at[k];
         }
         an[na] = av[na] = NULL;
         on_start(NULL, names[depth], an, av, st, &ge);
@@ -952,7 +1015,7 @@ static bool fast_parse(parse_state *st, const char *xml, size_t len)
 out:
     if (ge)
         g_error_free(ge);
-    g_string_free(buf, TRUE);
+    g_free(buf.p);
     g_free(names);
     st->fast = NULL;
     return ok;
@@ -1107,7 +1170,7 @@ const etl_mf_event *etl_mf_find_event(const etl_mf_provider *p, uint16_t id, uin
 const etl_mf_map *etl_mf_find_map(const etl_mf_provider *p, const char *name)
 {
     for (uint32_t i = 0; p && name && i < p->map_count; i++)
-        if (p->maps[i].name && strcmp(p->maps[i].name, name) == 0)
+        if (p->maps[i].name && streq(p->maps[i].name, name))
             return &p->maps[i];
     return NULL;
 }

@@ -65,6 +65,20 @@ typedef struct kernel_memo {
     const etl_schema *schema;
 } kernel_memo;
 
+/* Manifest keys the same way: a trace's manifest events are a few hundred keys, and a repeat
+ * would otherwise build the cache key, hash and compare it (about 300 instructions of a
+ * lookup).  Keyed by the input as well (each input sees its own carried layers); every entry
+ * is dropped when any provider's definitions change (forget: a generation count). */
+#define MF_MEMO_SIZE 256u /* power of two */
+typedef struct mf_memo {
+    etl_guid g;
+    const struct input *in;
+    const etl_schema *schema;
+    uint32_t gen; /* the registry's mf_memo_gen when it was remembered; 0 = empty */
+    uint16_t id;
+    uint8_t version, ptr;
+} mf_memo;
+
 /* The schemas one input of the capture carries - the MetaData records and EventSource manifests
  * of one logger id of one trace (registry.h: the inputs of a merge stay apart) - as its own
  * stream and carried layers.  The first input's keys are compiled into the cache's index like
@@ -111,6 +125,8 @@ struct etl_registry {
     source *classic_src;
     bool classic_tried;
     kernel_memo kmemo[KERNEL_MEMO_SIZE];
+    mf_memo mmemo[MF_MEMO_SIZE];
+    uint32_t mf_memo_gen;  /* starts at 1; bumped by forget */
     uint32_t record_reports;
     etl_registry_stats stats;
 };
@@ -230,6 +246,7 @@ etl_registry *etl_registry_new(etl_schema_cache *cache, etl_registry_report_fn f
     etl_schema_builder_init(&s->builder, NULL);
     s->report = fn;
     s->report_ctx = ctx;
+    s->mf_memo_gen = 1;
     for (int l = 0; l < LAYERS; l++) {
         s->sources[l] = g_ptr_array_new_with_free_func(source_free);
         s->index[l] = new_index();
@@ -438,6 +455,10 @@ static GHashTable *layer(const etl_registry *s, const input *in, int l)
  * manifest file or built-in source (in NULL) is every input's. */
 static void forget(etl_registry *s, const input *in, const etl_guid *g)
 {
+    if (++s->mf_memo_gen == 0) { /* wrapped: no entry may look current */
+        memset(s->mmemo, 0, sizeof s->mmemo);
+        s->mf_memo_gen = 1;
+    }
     if (in_cache_index(s, in))
         etl_schema_cache_mf_forget(s->cache, g); /* (also empties the negative cache) */
     if (!in || !in_cache_index(s, in)) {
@@ -891,23 +912,42 @@ static etl_status not_found(etl_registry *s, input *in, const etl_guid *g, uint1
                     name ? name : "", name ? " " : "", gs, (unsigned)id, (unsigned)version);
 }
 
+static etl_status resolve_and_compile(etl_registry *s, input *in, const etl_guid *g, uint16_t id, uint8_t version,
+                                      uint8_t ptr, const etl_schema **out, etl_error *err);
+
 /* etl_registry_lookup_key for the records of input `in`. */
 static etl_status lookup_key_in(etl_registry *s, input *in, const etl_guid *g, uint16_t id, uint8_t version,
                                 uint8_t pointer_size, const etl_schema **out, etl_error *err)
 {
     uint8_t ptr = pointer_size == 4 ? 4 : 8;
     s->stats.lookups++;
-    carried_ready(s, in);
-    bool absent;
-    const etl_schema *hit = compiled_find(s, in, g, id, version, ptr, &absent);
-    if (hit) {
-        if (hit->schema_version != version)
-            s->stats.older_version++;
-        *out = hit;
-        return ETL_OK;
+    carried_ready(s, in); /* may forget: before the memo is asked */
+    mf_memo *m = &s->mmemo[(guid_hash(g) ^ (uint32_t)id * 0x9E3779B1u ^ (uint32_t)version << 24 ^ ptr) *
+                               0x9E3779B1u >> 24 & (MF_MEMO_SIZE - 1)];
+    const etl_schema *hit;
+    if (m->gen == s->mf_memo_gen && m->id == id && m->version == version && m->ptr == ptr && m->in == in &&
+        memcmp(&m->g, g, sizeof *g) == 0) { /* 16 bytes without padding: two compares */
+        hit = m->schema;
+    } else {
+        bool absent;
+        hit = compiled_find(s, in, g, id, version, ptr, &absent);
+        if (!hit) {
+            if (absent)
+                return not_found(s, in, g, id, version, ptr, err);
+            return resolve_and_compile(s, in, g, id, version, ptr, out, err);
+        }
+        *m = (mf_memo){*g, in, hit, s->mf_memo_gen, id, version, ptr};
     }
-    if (absent)
-        return not_found(s, in, g, id, version, ptr, err);
+    if (hit->schema_version != version)
+        s->stats.older_version++;
+    *out = hit;
+    return ETL_OK;
+}
+
+/* A key met for the first time: its definition through the layers, compiled. */
+static etl_status resolve_and_compile(etl_registry *s, input *in, const etl_guid *g, uint16_t id, uint8_t version,
+                                      uint8_t ptr, const etl_schema **out, etl_error *err)
+{
     const prov_ref *from = NULL;
     const etl_mf_event *e = resolve_exact(s, in, g, id, version, &from);
     if (!e && (e = resolve_older(s, in, g, id, version, &from)))

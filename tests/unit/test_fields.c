@@ -524,7 +524,47 @@ static void test_char_strings(void)
     free(s);
 }
 
+/* A NUL-terminated UTF-16 field ends at its first NUL unit (the enumerator looks 8, then 4,
+ * then 1 unit at a time): every length up to 40 units, the field after it read where it is. */
+static void test_utf16_lengths(void)
+{
+    tl_begin(&m, "Lengths", 0);
+    tl_field(&m, "w", 1, -1, 0);
+    tl_field(&m, "n", 8, -1, 0);
+    tl_end(&m);
+    etl_schema *s = compile(8);
+    for (unsigned len = 0; len <= 40; len++) {
+        p.n = 0;
+        for (unsigned i = 0; i < len; i++)
+            tl_u16(&p, (uint16_t)(i % 3 == 2 ? 0x20AC : 'a' + i)); /* a non-zero high byte too */
+        tl_u16(&p, 0);
+        tl_u32(&p, 0x4E4E4E4Eu);
+        etl_item it[2];
+        CHECK_STR(walk(s, p.b, p.n, it, 2), "VV");
+        CHECK_EQ_U(it[0].size, 2 * len + 2);
+        CHECK_EQ_U(it[1].offset, 2 * len + 2);
+        CHECK(it[1].size == 4 && it[1].data[0] == 0x4E);
+    }
+    free(s);
+}
+
 /* ---- scalar runs ---------------------------------------------------------------------- */
+
+/* etl_value_format of a VALUE item against the generic path it shortens: the decoded value's
+ * map names or its etl_value_text (character arrays aside: they have a path of their own). */
+static void check_format(const etl_item *it)
+{
+    static char fast[ETL_VALUE_TEXT_CAP(65536)], slow[ETL_VALUE_TEXT_CAP(65536)], scratch[ETL_VALUE_TEXT_CAP(65536)];
+    if (it->char_array || it->size > 65536)
+        return;
+    size_t nf = etl_value_format(it, fast, sizeof fast), ns;
+    etl_value v;
+    etl_value_decode(it, &v, scratch, sizeof scratch);
+    if (!(it->map && etl_value_map_text(it, &v, slow, sizeof slow, &ns)))
+        ns = etl_value_text(&v, slow, sizeof slow);
+    CHECK_EQ_U(nf, ns);
+    CHECK_STR(fast, slow);
+}
 
 /* Two walks of one payload, one item by item, the other taking scalar runs (at most `max` per
  * call) wherever it can: every scalar must be the VALUE item the first walk gives at that point
@@ -562,6 +602,11 @@ static uint64_t compare_runs(const etl_schema *s, const uint8_t *payload, size_t
                   vb.bytes == va.bytes && vb.bytes_len == va.bytes_len);
             CHECK_EQ_U(etl_value_text(&va, ta, sizeof ta), etl_value_text(&vb, tb, sizeof tb));
             CHECK_STR(ta, tb);
+            /* the scalar's own text, and its item's through etl_value_format's short path */
+            char ts[ETL_SCALAR_TEXT_MAX];
+            CHECK_EQ_U(etl_scalar_text(&sc[i], ts), strlen(ta));
+            CHECK_STR(ts, ta);
+            check_format(&ia);
             CHECK_STR(etl_item_key(&ia, ka, sizeof ka), etl_fields_step_key(&f, sc[i].step, kb, sizeof kb));
         }
         if (got)
@@ -572,6 +617,8 @@ static uint64_t compare_runs(const etl_schema *s, const uint8_t *payload, size_t
               ia.wire_size == ib.wire_size && ia.depth == ib.depth && ia.array_index == ib.array_index &&
               ia.array_count == ib.array_count && ia.is_element == ib.is_element && ia.char_array == ib.char_array);
         CHECK_STR(ia.name, ib.name);
+        if (k == ETL_ITEM_VALUE)
+            check_format(&ia);
         if (k == ETL_ITEM_END)
             break;
     }
@@ -678,6 +725,7 @@ int main(int argc, char **argv)
     test_item_limit();
     test_records();
     test_char_strings();
+    test_utf16_lengths();
     test_scalar_runs();
     if (argc > 1) {
         corpus_manifests = argc > 2 ? argv[2] : NULL;

@@ -107,6 +107,10 @@ static void capture(const char *what, const uint8_t *data, size_t len, bool dama
     uint64_t compressed = without.stats.buffers_compressed;
     CHECK(compressed > 0);
     for (uint32_t t = 0; t <= 2; t++) {
+        if (t == 0) { /* a limit past the arena's bound: each copy malloc'd */
+            etl_inflate_cache_stats big = two_passes(what, data, len, 4ull << 30, t, &without);
+            CHECK(damaged || big.taken == compressed);
+        }
         etl_inflate_cache_stats st = two_passes(what, data, len, 64u << 20, t, &without);
         /* every compressed buffer kept once and taken once, unless its inflate was damaged */
         if (!damaged) {
@@ -160,6 +164,42 @@ static void wrong_header(void)
     etl_inflate_cache_free(c);
 }
 
+/* Copies of many small buffers: the cache's arena (inflate_cache.c) fills with them, aligned,
+ * before its limit is reached, and the rest are malloc'd one by one - every one taken back
+ * intact, from either place, and the limit still holds. */
+static void arena_and_malloc(void)
+{
+    const uint64_t limit = (2u << 20) - 32768; /* an arena of 2 MiB */
+    etl_inflate_cache *c = etl_inflate_cache_new(limit);
+    etl_buffer_header h = {0};
+    h.buffer_size = 4000;
+    h.filled = 100;
+    uint8_t in[100], out[100];
+    const uint64_t n = 22000; /* 2.2 MB of copies: past the arena's room (aligned), then the limit */
+    for (uint64_t i = 0; i < n; i++) {
+        memset(in, (int)(i * 7), sizeof in);
+        in[0] = (uint8_t)(i >> 8);
+        etl_inflate_cache_put(c, (i + 1) << 16, &h, in, sizeof in);
+    }
+    const etl_inflate_cache_stats *st = etl_inflate_cache_stats_of(c);
+    CHECK(st->bytes_kept <= limit);
+    CHECK(st->kept > (2u << 20) / 128); /* more than the arena holds at 128 bytes apart */
+    CHECK(st->refused > 0);
+    uint64_t bad = 0, taken = 0;
+    uint32_t len = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (!etl_inflate_cache_take(c, (i + 1) << 16, &h, out, sizeof out, &len))
+            continue;
+        memset(in, (int)(i * 7), sizeof in);
+        in[0] = (uint8_t)(i >> 8);
+        bad += len != sizeof in || memcmp(in, out, sizeof in) != 0;
+        taken++;
+    }
+    CHECK_EQ_U(taken, st->kept);
+    CHECK_EQ_U(bad, 0);
+    etl_inflate_cache_free(c);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -167,6 +207,7 @@ int main(int argc, char **argv)
         return 2;
     }
     wrong_header();
+    arena_and_malloc();
     static const char *const names[] = {"perfview_net452_x64_merged_compressed.etl",
                                         "perfview_smallEtlFile_32bit_compressed.etl",
                                         "perfview_SelfDescribingSingleEvent_tl_compressed.etl"};

@@ -54,6 +54,13 @@ static void render_both(const etl_schema *s, const uint8_t *p, size_t n, char *f
     scratch.render_all = true;
     etl_message_render(s, p, n, 8, &scratch, all, cap);
     scratch.render_all = false;
+    /* item by item (no scalar runs): the same text */
+    static char items[256];
+    CHECK(cap <= sizeof items);
+    scratch.items = true;
+    etl_message_render(s, p, n, 8, &scratch, items, cap);
+    scratch.items = false;
+    CHECK_STR(items, fast);
 }
 
 static void test_unused_inserts_at_the_limit(void)
@@ -135,7 +142,8 @@ static void test_compiled_pieces(void)
     etl_schema_builder_free(&b);
 }
 
-/* Every message of net452 (CLR events) with the shared manifests, both ways. */
+/* Every message of net452 (CLR events) with the shared manifests, every way: only the inserts
+ * used or all of them, compiled pieces or the parsed string, scalar runs or item by item. */
 static void test_net452(void)
 {
     char path[4096];
@@ -168,6 +176,16 @@ static void test_net452(void)
         etl_message_render(res.schema, pl, rec.payload_size, rec.pointer_size, &scratch, all, sizeof all);
         scratch.parse = false;
         differ += strcmp(fast, all) != 0;
+        /* the scalar runs against every value through etl_value_format, with and without
+         * the inserts the message does not use */
+        scratch.items = true;
+        etl_message_render(res.schema, pl, rec.payload_size, rec.pointer_size, &scratch, all, sizeof all);
+        differ += strcmp(fast, all) != 0;
+        scratch.render_all = true;
+        etl_message_render(res.schema, pl, rec.payload_size, rec.pointer_size, &scratch, all, sizeof all);
+        differ += strcmp(fast, all) != 0;
+        scratch.render_all = false;
+        scratch.items = false;
         unsigned named = (unsigned)(__builtin_popcountll(res.schema->message_inserts[0]) +
                                     __builtin_popcountll(res.schema->message_inserts[1]));
         skipping += named < res.schema->field_count;

@@ -99,6 +99,35 @@ static void test_precedence(void)
     etl_schema_cache_free(c);
 }
 
+/* A key answered twice (the second time from the registry's memo), then defined by a source of
+ * higher precedence - a manifest file over the built-in packet-capture provider: the next
+ * lookup gives the file's definition, not the remembered schema. */
+static void test_memo_forgets(void)
+{
+    etl_schema_cache *c = etl_schema_cache_new(NULL);
+    etl_registry *s = etl_registry_new(c, on_report, NULL);
+    etl_error err;
+    etl_guid g;
+    CHECK(etl_parse_guid("2ed6006e-4729-4609-b423-3ee7bcd678ef", &g));
+    const etl_schema *a, *b;
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1001, 0, 8, &a, &err), ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1001, 0, 8, &b, &err), ETL_OK);
+    CHECK(a == b && strcmp(etl_schema_event_name(a), "Mine") != 0);
+    const char *x = "<instrumentationManifest><instrumentation><events>"
+                    "<provider name='NDIS-Test' guid='{2ed6006e-4729-4609-b423-3ee7bcd678ef}'>"
+                    "<tasks><task name='Mine' value='1'/></tasks>"
+                    "<templates><template tid='t'><data name='F' inType='win:UInt32'/></template></templates>"
+                    "<events><event value='1001' version='0' task='Mine' template='t'/></events>"
+                    "</provider></events></instrumentation></instrumentationManifest>";
+    CHECK(etl_registry_add_manifest_text(s, x, strlen(x), "mine.man", &err) == ETL_OK);
+    CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1001, 0, 8, &b, &err), ETL_OK);
+    CHECK(b != a);
+    CHECK_STR(etl_schema_event_name(b), "Mine");
+    CHECK_STR(etl_schema_str(b, b->origin), "mine.man");
+    etl_registry_free(s);
+    etl_schema_cache_free(c);
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
     char *path = g_build_filename(dir, name, NULL);
@@ -368,6 +397,7 @@ int main(int argc, char **argv)
 {
     reports = g_string_new(NULL);
     test_precedence();
+    test_memo_forgets();
     test_path();
     if (argc >= 3) {
         test_net452(argv[1], argv[2]);

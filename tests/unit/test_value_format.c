@@ -2,6 +2,7 @@
  * typed values and text, the fallback for unknown pairings, and the small error-name tables. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "etl_format.h"
@@ -428,8 +429,140 @@ static void test_int_style(void)
     }
 }
 
+/* A plain reference for UTF-16LE units to UTF-8 (etl_value_decode's rules: a NUL unit ends the
+ * string, an unpaired surrogate is U+FFFD), one character at a time. */
+static size_t utf16_reference(const uint16_t *u, size_t n, char *out, size_t *ends, size_t *n_ends)
+{
+    size_t o = 0, k = 0;
+    for (size_t i = 0; i < n && u[i]; i++) {
+        uint32_t c = u[i];
+        if (c >= 0xD800 && c < 0xDC00 && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] < 0xE000)
+            c = 0x10000 + ((c - 0xD800) << 10) + (u[++i] - 0xDC00);
+        else if (c >= 0xD800 && c < 0xE000)
+            c = 0xFFFD;
+        if (c < 0x80) {
+            out[o++] = (char)c;
+        } else if (c < 0x800) {
+            out[o++] = (char)(0xC0 | c >> 6);
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            out[o++] = (char)(0xE0 | c >> 12);
+            out[o++] = (char)(0x80 | (c >> 6 & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else {
+            out[o++] = (char)(0xF0 | c >> 18);
+            out[o++] = (char)(0x80 | (c >> 12 & 0x3F));
+            out[o++] = (char)(0x80 | (c >> 6 & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        }
+        ends[k++] = o;
+    }
+    *n_ends = k;
+    return o;
+}
+
+/* UTF-16 strings of every length up to 40 units (the converter takes 8 and 4 ASCII units at a
+ * time, then one), each with one unit that stops those steps at each position - a NUL, 0x7F and
+ * 0x80, a letter beyond Latin-1, a surrogate pair, a lone surrogate - against the reference, and
+ * at every buffer size (the cut at the last whole character that fits, flagged). */
+static void test_utf16_steps(void)
+{
+    static const uint16_t odd[][2] = {{0, 0}, {0x7F, 0}, {0x80, 0}, {0x20AC, 0}, {0xD83D, 0xDE00}, {0xDC00, 0}};
+    unsigned bad = 0, cases = 0;
+    for (size_t len = 0; len <= 40; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+                uint16_t u[48];
+                size_t n = 0;
+                for (size_t i = 0; i < len; i++) {
+                    if (i == at) {
+                        u[n++] = odd[k][0];
+                        if (odd[k][1])
+                            u[n++] = odd[k][1];
+                    }
+                    u[n++] = (uint16_t)('a' + i % 26);
+                }
+                uint8_t bytes[96];
+                for (size_t i = 0; i < n; i++) {
+                    bytes[2 * i] = (uint8_t)u[i];
+                    bytes[2 * i + 1] = (uint8_t)(u[i] >> 8);
+                }
+                char want[256];
+                size_t ends[64], n_ends;
+                size_t nw = utf16_reference(u, n, want, ends, &n_ends);
+                for (size_t cap = 1; cap <= nw + 2; cap++) {
+                    char buf[256];
+                    etl_value v;
+                    etl_value_decode_raw(ETL_IN_UNICODESTRING, 0, bytes, 2 * n, 8, &v, buf, cap);
+                    size_t fit = 0; /* the longest run of whole characters within cap - 1 bytes */
+                    for (size_t e = 0; e < n_ends && ends[e] <= cap - 1; e++)
+                        fit = ends[e];
+                    bad += v.kind != ETL_VALUE_STRING || v.str_len != fit || memcmp(v.str, want, fit) != 0 ||
+                           v.str[fit] != '\0' || v.truncated != (fit < nw);
+                    /* the text of the value, converted straight into the output, cut the same */
+                    char t[256];
+                    bad += etl_value_format_raw(ETL_IN_UNICODESTRING, 0, bytes, 2 * n, 8, t, cap) != fit ||
+                           memcmp(t, want, fit) != 0 || t[fit] != '\0';
+                    cases++;
+                }
+            }
+    CHECK(cases > 10000);
+    CHECK_EQ_U(bad, 0);
+}
+
+/* etl_scalar_text (its own digit count, digits written in place) against etl_value_text of the
+ * same number in each plain style, at every digit-count edge: 0, each power of 2 and of 10 and
+ * the numbers beside them, the extremes, and their negations. */
+static void test_scalar_text(void)
+{
+    uint64_t xs[400];
+    size_t n = 0;
+    xs[n++] = 0;
+    xs[n++] = UINT64_MAX;
+    for (unsigned k = 0; k < 64; k++) {
+        uint64_t p2 = 1ULL << k;
+        xs[n++] = p2;
+        xs[n++] = p2 - 1;
+        xs[n++] = p2 + 1;
+    }
+    for (uint64_t p10 = 1;; p10 *= 10) {
+        xs[n++] = p10;
+        xs[n++] = p10 - 1;
+        xs[n++] = p10 + 1;
+        if (p10 > UINT64_MAX / 10)
+            break;
+    }
+    unsigned bad = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int neg = 0; neg < 2; neg++) {
+            uint64_t x = neg ? (uint64_t)0 - xs[i] : xs[i];
+            static const etl_scalar_style styles[] = {ETL_SCALAR_UINT, ETL_SCALAR_INT, ETL_SCALAR_HEX};
+            for (size_t k = 0; k < 3; k++) {
+                etl_scalar sc = {.u = x, .style = (uint8_t)styles[k]};
+                etl_value v = {.kind = styles[k] == ETL_SCALAR_INT ? ETL_VALUE_INT : ETL_VALUE_UINT,
+                               .format = styles[k] == ETL_SCALAR_HEX ? ETL_OUT_HEXINT64 : ETL_OUT_NULL,
+                               .bits = 64};
+                v.v.u = x;
+                char want[64], got[ETL_SCALAR_TEXT_MAX + 8];
+                memset(got, '?', sizeof got);
+                size_t nw = etl_value_text(&v, want, sizeof want);
+                size_t ng = etl_scalar_text(&sc, got);
+                bad += ng != nw || strcmp(got, want) != 0 || got[ETL_SCALAR_TEXT_MAX] != '?';
+            }
+        }
+    CHECK_EQ_U(bad, 0);
+    etl_scalar hex0 = {.u = 0, .style = ETL_SCALAR_HEX}, min = {.u = 1ULL << 63, .style = ETL_SCALAR_INT};
+    char t[ETL_SCALAR_TEXT_MAX];
+    etl_scalar_text(&hex0, t);
+    CHECK_STR(t, "0x0");
+    CHECK_EQ_U(etl_scalar_text(&min, t), 20);
+    CHECK_STR(t, "-9223372036854775808");
+}
+
 int main(void)
 {
+    test_scalar_text();
+    test_utf16_steps();
     test_int_style();
     test_number_widths();
     test_integers();
