@@ -127,8 +127,8 @@ etl_status etl_io_read(const struct etl_io_ref *io, uint64_t off, void *buf, siz
 }
 
 etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t off,
-                           const etl_buffer_header *hdr, bool want_order, etl_report_fn report,
-                           void *rctx, etl_error *err)
+                           const etl_buffer_header *hdr, const etl_clock *clock, bool want_order,
+                           etl_report_fn report, void *rctx, etl_error *err)
 {
     etl_status st;
     size_t got;
@@ -236,6 +236,9 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         e->header_type = pk.header_type;
         e->raw_header_type = pk.raw_header_type;
         e->has_timestamp = pk.has_timestamp;
+        e->has_filetime = pk.has_timestamp && clock && etl_clock_convert(clock, pk.timestamp_raw, &e->filetime);
+        if (!e->has_filetime)
+            e->filetime = 0;
         b->count++;
         uint32_t stride = etl_align8(pk.size);
         if (stride > b->data_len - pos)

@@ -25,14 +25,61 @@ typedef struct etl_buffer_header {
 etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint64_t remaining,
                                    etl_buffer_header *out, etl_error *err);
 
-/* One record of a loaded buffer, as the index keeps it: where it is, and what its peek found
- * (record.h), so delivering it frames it without peeking again. */
+/* A session's clock, for converting raw timestamps to FILETIMEs: StartTime + (raw - anchor)
+ * scaled to 100 ns, the anchor being the logfile header's own timestamp (etw-formats.md
+ * section 4).  Set up by the reader from the logfile header; can_convert false without one. */
+typedef struct etl_clock {
+    bool can_convert;
+    bool freq_is_ticks; /* the clock counts 100 ns units (10 MHz QPC, system time) */
+    int64_t anchor, start, freq;
+} etl_clock;
+
+/* The FILETIME of a raw timestamp; false when it has none.  Integer-only: whole seconds and
+ * the remainder are scaled separately, so nothing drifts or overflows. */
+static inline bool etl_clock_convert(const etl_clock *c, int64_t raw, int64_t *ft)
+{
+    if (!c->can_convert) {
+        /* No usable clock: a raw value that is a plausible FILETIME (1990..2100) is one. */
+        if (raw >= 125911584000000000LL && raw <= 157766880000000000LL) {
+            *ft = raw;
+            return true;
+        }
+        return false;
+    }
+    int64_t delta;
+    if (__builtin_sub_overflow(raw, c->anchor, &delta))
+        return false;
+    if (c->freq_is_ticks) { /* the common clock: no scaling, the same bounds as below */
+        if (delta > 900000000000LL * 10000000LL + 9999999LL || delta < -900000000000LL * 10000000LL)
+            return false;
+        if (__builtin_add_overflow(c->start, delta, ft))
+            return false;
+        return *ft >= 0;
+    }
+    int64_t q = delta / c->freq, rem = delta % c->freq;
+    if (rem < 0) {
+        rem += c->freq;
+        q -= 1;
+    }
+    if (q > 900000000000LL || q < -900000000000LL)
+        return false;
+    int64_t ticks = q * 10000000LL + (int64_t)((__int128)rem * 10000000LL / c->freq);
+    if (__builtin_add_overflow(c->start, ticks, ft))
+        return false;
+    return *ft >= 0;
+}
+
+/* One record of a loaded buffer, as the index keeps it: where it is, what its peek found
+ * (record.h), so delivering it frames it without peeking again, and its converted time, so
+ * that the loader threads convert it rather than the thread that delivers it. */
 typedef struct etl_index_entry {
     int64_t timestamp;  /* raw; records without one inherit the previous record's */
+    int64_t filetime;   /* the record's own timestamp converted, when has_filetime */
     uint32_t offset;    /* in the (decompressed) buffer, 0x48 = first record */
     uint32_t size;      /* the peek's record size */
     uint8_t header_type, raw_header_type;
     bool has_timestamp; /* the record carries its own timestamp (else it is inherited) */
+    bool has_filetime;
 } etl_index_entry;
 
 typedef struct etl_buffer {
@@ -66,12 +113,13 @@ struct etl_io_ref {
 etl_status etl_io_read(const struct etl_io_ref *io, uint64_t off, void *buf, size_t len, size_t *got,
                        etl_error *err);
 
-/* Read, inflate and index the buffer whose (already checked) header is `hdr` at `off`.
- * Damage inside it is reported through `report` and what can be read is kept.
- * Returns ETL_ERR_IO / ETL_ERR_NOMEM on failures that stop reading. */
+/* Read, inflate and index the buffer whose (already checked) header is `hdr` at `off`, its
+ * records' times converted with `clock` (NULL: none converted).  Damage inside it is reported
+ * through `report` and what can be read is kept.  Returns ETL_ERR_IO / ETL_ERR_NOMEM on
+ * failures that stop reading. */
 etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t off,
-                           const etl_buffer_header *hdr, bool want_order, etl_report_fn report,
-                           void *report_ctx, etl_error *err);
+                           const etl_buffer_header *hdr, const etl_clock *clock, bool want_order,
+                           etl_report_fn report, void *report_ctx, etl_error *err);
 
 void etl_buffer_free(etl_buffer *b);
 

@@ -34,6 +34,7 @@ typedef struct slot {
 
 struct etl_prefetch {
     struct etl_io_ref io;
+    const etl_clock *clock;
     etl_prefetch_job_fn job;
     void *job_ctx;
     uint32_t n, next_job;
@@ -102,7 +103,7 @@ static void *loader(void *arg)
         uint64_t off;
         etl_buffer_header hdr;
         p->job(p->job_ctx, j, &off, &hdr);
-        etl_status st = etl_buffer_load(s->b, &p->io, off, &hdr, p->want_order, keep_report, s, &s->err);
+        etl_status st = etl_buffer_load(s->b, &p->io, off, &hdr, p->clock, p->want_order, keep_report, s, &s->err);
 
         pthread_mutex_lock(&p->mu);
         s->st = st;
@@ -124,8 +125,8 @@ static void free_slots(etl_prefetch *p)
     free(p->slots);
 }
 
-etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, etl_prefetch_job_fn job, void *job_ctx, uint32_t n,
-                                 bool want_order, unsigned threads, unsigned depth)
+etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, const etl_clock *clock, etl_prefetch_job_fn job,
+                                 void *job_ctx, uint32_t n, bool want_order, unsigned threads, unsigned depth)
 {
     if (!threads || !depth || !n)
         return NULL;
@@ -133,6 +134,7 @@ etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, etl_prefetch_job_f
     if (!p)
         return NULL;
     p->io = *io;
+    p->clock = clock;
     p->job = job;
     p->job_ctx = job_ctx;
     p->n = n;

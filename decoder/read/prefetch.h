@@ -20,11 +20,12 @@ typedef struct etl_prefetch etl_prefetch;
  * table behind it must not change while they run. */
 typedef void (*etl_prefetch_job_fn)(void *ctx, uint32_t i, uint64_t *offset, etl_buffer_header *hdr);
 
-/* Start `threads` (>= 1) loaders over jobs 0..n-1 with `depth` (>= 1) slots.  io->read_at is
- * then called from those threads.  NULL when threads or memory cannot be had (the caller then
+/* Start `threads` (>= 1) loaders over jobs 0..n-1 with `depth` (>= 1) slots, converting times
+ * with `clock` (which must not change while they run).  io->read_at is then called from those
+ * threads.  NULL when threads or memory cannot be had (the caller then
  * loads on its own thread). */
-etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, etl_prefetch_job_fn job, void *job_ctx, uint32_t n,
-                                 bool want_order, unsigned threads, unsigned depth);
+etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, const etl_clock *clock, etl_prefetch_job_fn job,
+                                 void *job_ctx, uint32_t n, bool want_order, unsigned threads, unsigned depth);
 
 /* Take job i's loaded buffer (jobs are taken in order 0, 1, 2, ...), waiting for it.  `spare`
  * (an empty or reusable buffer) takes its place in the slot.  The load's damage reports are

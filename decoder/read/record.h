@@ -96,17 +96,27 @@ static inline uint32_t etl_frame_system_head(const uint8_t *d, unsigned t, uint1
         rec->provider = etl_kernel_group_guids[group];
         rec->has_provider = true;
     }
-    if (t == ETL_HT_PERFINFO32 || t == ETL_HT_PERFINFO64)
-        return PERFINFO_TRACE_HEADER_SIZE;
-    rec->tid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_THREAD_ID);
-    rec->pid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_PROCESS_ID);
+    /* PERFINFO has no ids (where the others keep them it keeps its timestamp, inside its 16
+     * bytes): they are read for every kind and PERFINFO's made ETL_NO_ID (all ones) by a mask.
+     * Kernel traces interleave PERFINFO samples with the other kinds at random, and a branch
+     * on the kind here was mispredicted on a third of large_kernel's records (callgrind
+     * --branch-sim).  gcc makes a branch of any ?: here, and mixing the mask into the loads'
+     * expression made it assemble them byte by byte: the empty asm keeps each load whole. */
+    _Static_assert(ETL_NO_ID == UINT32_MAX, "the mask makes ETL_NO_ID by or-ing ones");
+    uint32_t none = 0u - (uint32_t)((t == ETL_HT_PERFINFO32) | (t == ETL_HT_PERFINFO64));
+    uint32_t tid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_THREAD_ID);
+    uint32_t pid = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_PROCESS_ID);
+    __asm__("" : "+r"(tid), "+r"(pid));
+    rec->tid = tid | none;
+    rec->pid = pid | none;
     if (t == ETL_HT_SYSTEM32 || t == ETL_HT_SYSTEM64) {
         rec->kernel_time = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_KERNEL_TIME);
         rec->user_time = etl_ld32(d + SYSTEM_TRACE_HEADER_OFF_USER_TIME);
         rec->has_cpu_times = true;
         return SYSTEM_TRACE_HEADER_SIZE;
     }
-    return SYSTEM_TRACE_HEADER_COMPACT_SIZE;
+    _Static_assert(SYSTEM_TRACE_HEADER_COMPACT_SIZE - PERFINFO_TRACE_HEADER_SIZE == 8, "the sizes below");
+    return SYSTEM_TRACE_HEADER_COMPACT_SIZE - (none & 8u);
 }
 
 /* The pointer size a typed header kind says (4 or 8), or 0 for kinds that do not say. */
