@@ -691,10 +691,9 @@ static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *
         rec->header_type = (uint8_t)t;
         rec->raw_header_type = e->raw_header_type;
         rec->timestamp_raw = e->has_timestamp ? e->timestamp : 0;
-        rec->pid = rec->tid = ETL_NO_ID;
         uint8_t ps = etl_header_pointer_size(t);
         rec->pointer_size = ps;
-        uint32_t hdr = etl_frame_system_head(d, t, ver, rec);
+        uint32_t hdr = etl_frame_system_head(d, t, ver, rec); /* the ids too: ETL_NO_ID for PERFINFO */
         rec->header_size = hdr;
         rec->payload_offset = hdr <= e->size ? hdr : e->size;
         rec->payload_size = e->size - rec->payload_offset;
@@ -708,9 +707,9 @@ static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *
         pk.timestamp_raw = e->has_timestamp ? e->timestamp : 0;
         etl_frame_cleared(d, &pk, r->session_ps, rec);
     }
-    rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
-                             (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
-                             rec->hook_id == 0;
+    if ((b->file_offset | (off ^ ETL_BUFFER_HEADER_SIZE)) == 0) /* else it stays false (the clear) */
+        rec->is_logfile_header = (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
+                                 rec->hook_id == 0;
     /* converted when the buffer was loaded (on a loader thread, when there are any) */
     rec->has_timestamp = e->has_filetime;
     rec->timestamp = e->filetime;
