@@ -58,7 +58,7 @@ void etl_fields_start_opts(etl_fields *f, const etl_schema *s, const uint8_t *pa
     f->depth = 0;
     f->last_kind = ETL_ITEM_END;
     f->pending = 0;
-    memset(f->slots, 0, sizeof f->slots);
+    f->slots_kept = 0; /* instead of clearing the slots: most schemas never use one */
 }
 
 /* Fill the parts of an item every kind sets. */
@@ -153,6 +153,17 @@ static inline void advance(etl_fields *f)
             ++fr->index < fr->count)
             f->pc = fr->begin + 1;
     }
+}
+
+_Static_assert(ETL_SCHEMA_MAX_REFS <= 32, "slots_kept has a bit per slot");
+
+/* The value in reference slot `ref`: 0 when no field of this walk kept one there yet, none
+ * (UINT64_MAX) for a slot past the bound. */
+static inline uint64_t slot_value(const etl_fields *f, unsigned ref)
+{
+    if (ref >= ETL_SCHEMA_MAX_REFS)
+        return UINT64_MAX;
+    return (f->slots_kept >> ref & 1) ? f->slots[ref] : 0;
 }
 
 /* Bytes a VALUE/CUSTOM step takes at pos: *prefix (count bytes) + *len (value bytes).  False
@@ -259,7 +270,7 @@ static bool value_span(const etl_fields *f, const etl_schema_step *st, uint32_t 
     }
     case ETL_SIZE_REF: {
         /* a length read earlier (units of st->size bytes: characters or bytes) */
-        uint64_t units = st->ref < ETL_SCHEMA_MAX_REFS ? f->slots[st->ref] : UINT64_MAX;
+        uint64_t units = slot_value(f, st->ref);
         uint64_t n = st->size ? units * st->size : units;
         if (st->size && units > UINT32_MAX / st->size)
             return false;
@@ -279,8 +290,10 @@ static void keep_slot(etl_fields *f, const etl_schema_step *st, const uint8_t *p
         len = 8;
     for (uint32_t i = len; i-- > 0;)
         v = v << 8 | p[i];
-    if (st->slot < ETL_SCHEMA_MAX_REFS)
+    if (st->slot < ETL_SCHEMA_MAX_REFS) {
         f->slots[st->slot] = v;
+        f->slots_kept |= 1u << st->slot;
+    }
 }
 
 etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
@@ -397,7 +410,7 @@ etl_item_kind etl_fields_next(etl_fields *f, etl_item *it)
         } else if (st->count_rule == ETL_COUNT_REF) {
             /* the count is another field's value: bounded like every format's u16 counts, so a
              * hostile value cannot make a zero-size element loop for long */
-            uint64_t n = st->ref < ETL_SCHEMA_MAX_REFS ? f->slots[st->ref] : UINT64_MAX;
+            uint64_t n = slot_value(f, st->ref);
             if (n > ETL_SCHEMA_MAX_ARRAY_COUNT)
                 return placeholder(f, it, s->strings + st->name, "array count from another field exceeds the limit");
             count = (uint32_t)n;

@@ -236,7 +236,7 @@ static inline __attribute__((always_inline)) bool begin_insert(collect_state *c,
     inserts *in = c->in;
     if (in->count >= ETL_MESSAGE_MAX_INSERTS || (c->use && in->count >= c->use->max))
         return false;
-    if (in->used && in->used < sizeof in->text)
+    if (in->count && in->used < sizeof in->text) /* the previous insert's end, even an empty one's */
         in->text[in->used++] = '\0';
     c->bound++;
     if (in->used >= sizeof in->text - 1)

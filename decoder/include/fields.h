@@ -112,6 +112,7 @@ typedef struct etl_fields {
     uint8_t options; /* ETL_FIELDS_* */
     const char *pend_name, *pend_reason;
     etl_fields_frame stack[ETL_SCHEMA_MAX_DEPTH];
+    uint32_t slots_kept; /* bit n: slots[n] was written in this walk (unwritten ones read 0) */
     uint64_t slots[ETL_SCHEMA_MAX_REFS]; /* values kept for length=/count= references */
 } etl_fields;
 

@@ -7,17 +7,6 @@
 #define HOOK_IMAGE_LOAD 0x030Au
 #define GROUP_IMAGE 0x14u
 
-bool etl_record_is_kernel_group(const etl_record *rec)
-{
-    return etl_header_family(rec->header_type) == ETL_FAMILY_SYSTEM;
-}
-
-bool etl_record_is_classic(const etl_record *rec)
-{
-    etl_family f = etl_header_family(rec->header_type);
-    return f == ETL_FAMILY_SYSTEM || f == ETL_FAMILY_FULL;
-}
-
 bool etl_classic_key_of(const etl_record *rec, etl_classic_key *key)
 {
     memset(key, 0, sizeof *key);

@@ -31,10 +31,19 @@ extern const unsigned char etl_kernel_classes_man[];
 extern const size_t etl_kernel_classes_man_len;
 #define ETL_KERNEL_CLASSES_ORIGIN "etlshark kernel classes (built in)"
 
-/* Is this record's header a classic one (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE)? */
-bool etl_record_is_classic(const etl_record *rec);
+/* Is this record's header a classic one (SYSTEM, COMPACT, PERFINFO, FULL_HEADER, INSTANCE)?
+ * Inline, as the next: asked several times per record (the decoder, the process context, the
+ * stack links), a million times on a trace like net452. */
+static inline bool etl_record_is_classic(const etl_record *rec)
+{
+    etl_family f = etl_header_family(rec->header_type);
+    return f == ETL_FAMILY_SYSTEM || f == ETL_FAMILY_FULL;
+}
 /* Does the header name a kernel group (SYSTEM, COMPACT, PERFINFO)? */
-bool etl_record_is_kernel_group(const etl_record *rec);
+static inline bool etl_record_is_kernel_group(const etl_record *rec)
+{
+    return etl_header_family(rec->header_type) == ETL_FAMILY_SYSTEM;
+}
 
 /* The classic key of a record.  *known is false for a kernel group without a known class GUID
  * (then *cls is a stand-in, unique per group, that the cache can key on).  False when the

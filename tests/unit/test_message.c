@@ -142,6 +142,81 @@ static void test_compiled_pieces(void)
     etl_schema_builder_free(&b);
 }
 
+/* A TraceLogging schema of fields a, b, c of the in-types `types`, with message msg. */
+static etl_schema *three_fields(etl_schema_builder *b, const uint8_t types[3], const char *msg)
+{
+    static tlbuf m;
+    tl_begin(&m, "Three", 0);
+    tl_field(&m, "a", types[0], -1, 0);
+    tl_field(&m, "b", types[1], -1, 0);
+    tl_field(&m, "c", types[2], -1, 0);
+    tl_end(&m);
+    etl_error err;
+    CHECK(etl_tl_compile(b, m.b, m.n, 8, &err) == ETL_OK);
+    b->message = etl_schema_builder_add_string(b, msg, strlen(msg));
+    etl_schema *s = etl_schema_builder_finish(b, m.b, m.n);
+    CHECK(s != NULL);
+    return s;
+}
+
+/* The message of payload p is `want`, from the compiled pieces and from the parsed string. */
+static void check_message(const etl_schema *s, const tlbuf *p, const char *want)
+{
+    static etl_message_scratch scratch;
+    char a[64], c[64];
+    etl_message_render(s, p->b, p->n, 8, &scratch, a, sizeof a);
+    scratch.parse = true;
+    etl_message_render(s, p->b, p->n, 8, &scratch, c, sizeof c);
+    scratch.parse = false;
+    CHECK_STR(a, want);
+    CHECK_STR(c, want);
+}
+
+/* An insert whose text holds a NUL (a counted 8-bit string "ab\0cd") ends there, as the string
+ * it is read as does, and the next insert follows. */
+static void test_insert_with_nul(void)
+{
+    static etl_schema_builder b;
+    etl_schema_builder_init(&b, NULL);
+    static const uint8_t types[3] = {23, 8, 23}; /* COUNTEDANSISTRING, UINT32, COUNTEDANSISTRING */
+    etl_schema *s = three_fields(&b, types, "a=%1 b=%2 c=%3.");
+    static tlbuf p;
+    p.n = 0;
+    tl_u16(&p, 5);
+    static const uint8_t abcd[5] = {'a', 'b', 0, 'c', 'd'};
+    for (int i = 0; i < 5; i++)
+        tl_u8(&p, abcd[i]);
+    tl_u32(&p, 7);
+    tl_u16(&p, 2);
+    tl_u8(&p, 'x');
+    tl_u8(&p, 'y');
+    check_message(s, &p, "a=ab b=7 c=xy.");
+    free(s);
+    etl_schema_builder_free(&b);
+}
+
+/* Empty inserts are empty, the first one too (it once showed the next insert's text: the
+ * separator after an insert was written only when some text came before it). */
+static void test_empty_inserts(void)
+{
+    static etl_schema_builder b;
+    etl_schema_builder_init(&b, NULL);
+    static const uint8_t types[3] = {2, 2, 2}; /* ANSISTRING */
+    etl_schema *s = three_fields(&b, types, "a=[%1] b=[%2] c=[%3]");
+    static const char *const texts[][3] = {{"", "xy", "z"}, {"", "", "z"}, {"x", "", "z"}, {"", "", ""}};
+    static const char *const want[] = {"a=[] b=[xy] c=[z]", "a=[] b=[] c=[z]", "a=[x] b=[] c=[z]",
+                                       "a=[] b=[] c=[]"};
+    static tlbuf p;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        p.n = 0;
+        for (int k = 0; k < 3; k++)
+            tl_str(&p, texts[i][k]);
+        check_message(s, &p, want[i]);
+    }
+    free(s);
+    etl_schema_builder_free(&b);
+}
+
 /* Every message of net452 (CLR events) with the shared manifests, every way: only the inserts
  * used or all of them, compiled pieces or the parsed string, scalar runs or item by item. */
 static void test_net452(void)
@@ -208,6 +283,8 @@ int main(int argc, char **argv)
     test_inserts();
     test_unused_inserts_at_the_limit();
     test_compiled_pieces();
+    test_insert_with_nul();
+    test_empty_inserts();
     test_net452();
     CHECK_MAIN_END();
 }
