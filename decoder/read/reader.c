@@ -569,8 +569,8 @@ static void heap_down(etl_reader *r, uint32_t i)
  * without branches.  Where records of several buffers interleave at random the heap's
  * compares and the run's test (below) went either way by chance, and their mispredictions
  * were most of the merge's time (callgrind --branch-sim: 1.6 mispredicted branches a record
- * on large_kernel before, 0.5 with a scan of the window - which cost 53 instructions a record,
- * the tournament's two or three matches ~40).  Beyond WINDOW_SMALL buffers the window is a heap again.  Either way
+ * on large_kernel before, 0.5 with a scan of the window, ~0 with the tournament; see
+ * tree_play for its time).  Beyond WINDOW_SMALL buffers the window is a heap again.  Either way
  * the earliest (timestamp, file order) comes next: the order is the same. */
 
 /* (timestamp, file order) as one signed 128-bit number: its compare is a compare and a
@@ -587,6 +587,24 @@ static inline void tree_up(etl_reader *r, uint32_t node)
     for (; node; node >>= 1) {
         const struct match *a = &r->win[2 * node]; /* and its rival a + 1 */
         r->win[node] = a[match_key(a + 1) < match_key(a)]; /* an index: ?: became a branch */
+    }
+}
+
+/* Entry m's key changed to `cur`: play its path up to the root.  The winner so far is carried
+ * in registers and only the other side of each match is loaded: replaying each node from its
+ * two children, stored just before, made a chain of store-to-load forwards that perf showed as
+ * the merge's slowest part (more instructions this way, 310 -> 332 a record on large_kernel,
+ * but --threads 1 took 41 -> 38.5 ms).  Masks select, not ?: (a branch) nor an index (memory). */
+static inline void tree_play(etl_reader *r, uint32_t m, struct match cur)
+{
+    uint32_t node = r->leaves + m;
+    r->win[node] = cur;
+    for (; node > 1; node >>= 1) {
+        const struct match *other = &r->win[node ^ 1];
+        uint64_t take = 0 - (uint64_t)(match_key(other) < match_key(&cur));
+        cur.ts = (int64_t)(((uint64_t)other->ts & take) | ((uint64_t)cur.ts & ~take));
+        cur.order = (other->order & take) | (cur.order & ~take);
+        r->win[node >> 1] = cur;
     }
 }
 
@@ -691,10 +709,9 @@ static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *
         rec->header_type = (uint8_t)t;
         rec->raw_header_type = e->raw_header_type;
         rec->timestamp_raw = e->has_timestamp ? e->timestamp : 0;
-        rec->pid = rec->tid = ETL_NO_ID;
         uint8_t ps = etl_header_pointer_size(t);
         rec->pointer_size = ps;
-        uint32_t hdr = etl_frame_system_head(d, t, ver, rec);
+        uint32_t hdr = etl_frame_system_head(d, t, ver, rec); /* the ids too: ETL_NO_ID for PERFINFO */
         rec->header_size = hdr;
         rec->payload_offset = hdr <= e->size ? hdr : e->size;
         rec->payload_size = e->size - rec->payload_offset;
@@ -708,9 +725,9 @@ static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *
         pk.timestamp_raw = e->has_timestamp ? e->timestamp : 0;
         etl_frame_cleared(d, &pk, r->session_ps, rec);
     }
-    rec->is_logfile_header = b->file_offset == 0 && off == ETL_BUFFER_HEADER_SIZE &&
-                             (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
-                             rec->hook_id == 0;
+    if ((b->file_offset | (off ^ ETL_BUFFER_HEADER_SIZE)) == 0) /* else it stays false (the clear) */
+        rec->is_logfile_header = (rec->header_type == ETL_HT_SYSTEM32 || rec->header_type == ETL_HT_SYSTEM64) &&
+                                 rec->hook_id == 0;
     /* converted when the buffer was loaded (on a loader thread, when there are any) */
     rec->has_timestamp = e->has_filetime;
     rec->timestamp = e->filetime;
@@ -773,8 +790,7 @@ etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err)
         } else {
             int64_t next_ts = head_ts(b);
             r->heap[m].ts = next_ts;
-            r->win[r->leaves + m].ts = next_ts;
-            tree_up(r, (r->leaves + m) / 2);
+            tree_play(r, m, (struct match){next_ts, r->win[r->leaves + m].order});
         }
         goto deliver;
     }
