@@ -291,38 +291,24 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
     return p;
 }
 
-/* Are q's n bytes within the record's bytes?  Extended items and PMC counters are, from the
- * framer; data elsewhere is copied all the same. */
-static bool inside(const etl_record *r, const uint8_t *q, size_t n)
-{
-    uintptr_t a = (uintptr_t)q, lo = (uintptr_t)r->bytes;
-    return a >= lo && a - lo <= r->size && n <= r->size - (a - lo);
-}
-
 static size_t round8(size_t n)
 {
     return (n + 7) & ~(size_t)7;
 }
 
-/* The extended items a copy keeps. */
-static unsigned ext_items(const etl_record *r)
-{
-    return r->ext_count < ETL_MAX_EXT_ITEMS ? r->ext_count : ETL_MAX_EXT_ITEMS;
-}
-
 /* The copy's header: the view up to its last extended item in use. */
 static size_t head_size(const etl_record *r)
 {
-    return round8(offsetof(etl_record, ext) + ext_items(r) * sizeof r->ext[0]);
+    return round8(offsetof(etl_record, ext) + etl_record_ext_in_use(r) * sizeof r->ext[0]);
 }
 
 static size_t arena_need(const etl_record *r)
 {
     size_t need = head_size(r) + round8(r->size);
-    if (r->pmc && !inside(r, r->pmc, (size_t)r->pmc_count * 8))
+    if (r->pmc && !etl_record_holds(r, r->pmc, (size_t)r->pmc_count * 8))
         need += round8((size_t)r->pmc_count * 8);
-    for (unsigned i = 0; i < r->ext_count && i < ETL_MAX_EXT_ITEMS; i++)
-        if (r->ext[i].data && !inside(r, r->ext[i].data, r->ext[i].data_size))
+    for (unsigned i = 0; i < etl_record_ext_in_use(r); i++)
+        if (r->ext[i].data && !etl_record_holds(r, r->ext[i].data, r->ext[i].data_size))
             need += round8(r->ext[i].data_size);
     return need;
 }
@@ -332,7 +318,7 @@ static const uint8_t *place(batch *b, const etl_record *from, const uint8_t *bas
 {
     if (!q)
         return q;
-    if (inside(from, q, n))
+    if (etl_record_holds(from, q, n))
         return base + (q - from->bytes);
     uint8_t *d = b->arena + b->used;
     memcpy(d, q, n);
@@ -378,7 +364,7 @@ par_slot *par_add(par *p, const etl_record *rec)
     }
     par_slot *s = &b->slots[b->n++];
     etl_record *c = (etl_record *)(void *)(b->arena + b->used); /* 8-aligned: sizes are round8 */
-    unsigned ext = ext_items(rec);
+    unsigned ext = etl_record_ext_in_use(rec);
     /* the header and the extended items in use: the unused ones are most of the struct */
     copy_head(c, rec);
     for (unsigned i = 0; i < ext; i++)

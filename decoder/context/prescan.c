@@ -92,21 +92,15 @@ typedef struct second_half {
     size_t n_kept, cap_kept, kept_bytes;
 } second_half;
 
-static bool within(const etl_record *r, const uint8_t *q, size_t n)
-{
-    uintptr_t a = (uintptr_t)q, lo = (uintptr_t)r->bytes;
-    return a >= lo && a - lo <= r->size && n <= r->size - (a - lo);
-}
-
 /* A copy of rec with its bytes, for the observers later; false when it cannot be kept (the
  * bound, no memory, data outside the record's bytes). */
 static bool keep(second_half *h, const etl_record *rec)
 {
-    unsigned ext = rec->ext_count < ETL_MAX_EXT_ITEMS ? rec->ext_count : ETL_MAX_EXT_ITEMS;
-    if (rec->pmc && !within(rec, rec->pmc, (size_t)rec->pmc_count * 8))
+    unsigned ext = etl_record_ext_in_use(rec);
+    if (rec->pmc && !etl_record_holds(rec, rec->pmc, (size_t)rec->pmc_count * 8))
         return false;
     for (unsigned i = 0; i < ext; i++)
-        if (rec->ext[i].data && !within(rec, rec->ext[i].data, rec->ext[i].data_size))
+        if (rec->ext[i].data && !etl_record_holds(rec, rec->ext[i].data, rec->ext[i].data_size))
             return false;
     size_t need = sizeof *rec + rec->size;
     if (need > SPLIT_MAX_KEPT - h->kept_bytes)

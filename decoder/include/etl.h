@@ -322,6 +322,19 @@ typedef struct etl_record {
     etl_ext_item ext[ETL_MAX_EXT_ITEMS];
 } etl_record;
 
+/* For consumers that copy a record view (etldump's batches, the pre-scan's second half): the
+ * extended items in use, and whether q's n bytes lie within the record's bytes (extended items
+ * and PMC counters do, from the framer; anything else must be copied on its own). */
+static inline unsigned etl_record_ext_in_use(const etl_record *r)
+{
+    return r->ext_count < ETL_MAX_EXT_ITEMS ? r->ext_count : ETL_MAX_EXT_ITEMS;
+}
+static inline bool etl_record_holds(const etl_record *r, const uint8_t *q, size_t n)
+{
+    uintptr_t a = (uintptr_t)q, lo = (uintptr_t)r->bytes;
+    return a >= lo && a - lo <= r->size && n <= r->size - (a - lo);
+}
+
 /* A problem framing the record that did not stop it (a broken extended item chain, counters
  * running past the record's end, ...): false when there is none.  Otherwise true, and, when
  * given, `out` gets it as an etl_error: its code, its text and the file offset of the damaged
