@@ -1496,6 +1496,14 @@ static int read_trace(const etldump_options *o)
     etl_options ropt = o->reader;
     if (decode)
         ropt.inflate_cache = dctx.inflate = etl_inflate_cache_new(ETLDUMP_INFLATE_CACHE_BYTES);
+    /* Decoding with N threads keeps N busy already (the main thread and N - 1 formatting
+     * workers): loaders beside them only took turns on the same cores.  On 2 cores, none made
+     * --threads 2 faster (large_kernel 0.355 -> 0.319 s, net452 with manifests 0.169 ->
+     * 0.137 s; a compressed large_kernel, beyond the inflate cache, the same either way:
+     * bench/README.md, session 9).  From 3 threads on, the main thread reading alone is what
+     * workers would wait for, so loaders take the threads past two (not measured: 2 cores). */
+    if (decode)
+        ropt.threads = o->threads > 2 ? o->threads - 2 : 0;
     if (etl_reader_open_file(path, &ropt, &r, &err) != ETL_OK) {
         fprintf(stderr, "etldump: %s: %s\n", path, err.message);
         etl_inflate_cache_free(dctx.inflate);

@@ -335,8 +335,9 @@ int etldump_parse_options(int argc, char **argv, etldump_options *o)
         o->threads = n < 1 ? 1u : n > ETLDUMP_MAX_THREADS ? ETLDUMP_MAX_THREADS : (unsigned)n;
     }
     /* One thread merges, frames and writes; the others read, inflate and index buffers ahead
-     * of it (etl_options.threads); when decoding, N workers format the records besides
-     * (docs/parallel.md).  Output is the same whatever the count. */
+     * of it (etl_options.threads); when decoding, N - 1 workers format the records instead and
+     * the decode pass keeps loaders only past two threads (read_trace, docs/parallel.md).
+     * Output is the same whatever the count. */
     o->reader.threads = o->threads - 1;
     return -1;
 }

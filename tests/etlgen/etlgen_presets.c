@@ -1407,6 +1407,16 @@ static void config_large_kernel(etlw_config *c, const etlgen_options *opt)
     c->logger_id = 0xFFFF; /* the kernel logger */
 }
 
+/* The same records in LZXpress-compressed buffers (a relogged, compressed trace): the bench
+ * input for compressed traces larger than etldump's inflate cache (the pre-scan's inflated
+ * buffers no longer all kept for the decode pass). */
+static void config_large_kernel_lzx(etlw_config *c, const etlgen_options *opt)
+{
+    config_large_kernel(c, opt);
+    c->compressed = 1;
+    c->log_file_mode = ETLW_LOGFILE_MODE_SEQUENTIAL | ETLW_LOGFILE_MODE_RELOG;
+}
+
 /* ---- the table ------------------------------------------------------------------------------------ */
 
 /* ---- manifest layouts for the decoder's manifest tests (mf_fields64, mf_fields32, mf_late) ------ */
@@ -1570,6 +1580,8 @@ const etlgen_preset etlgen_presets[] = {
     { "large_kernel", "benchmark input: --records N classic kernel records (samples, context "
                       "switches, stacks, syscalls, faults, I/O), 4 CPUs, 64 KiB buffers",
       config_large_kernel, fill_large_kernel },
+    { "large_kernel_lzx", "benchmark input: the large_kernel records in LZXpress-compressed buffers",
+      config_large_kernel_lzx, fill_large_kernel },
     { "mf_fields64", "manifest events whose layout needs their manifest: lengths and counts from "
                      "other fields, an array of structs, value and bit maps, a pointer (64-bit)",
       config_mf_fields64, fill_mf_fields },

@@ -74,6 +74,16 @@ for preset in presets:
         names = {r["event_name"] for r in recs}
         check({"Thread/CSwitch", "PerfInfo/Sample", "StackWalk/Stack", "Image/Load", "FileIo/Create"} <= names,
               f"large_kernel: the event mix ({sorted(names)})")
+        large_kernel_events = [(r["timestamp"], r["event_name"], r["fields"]) for r in recs]
+    if preset == "large_kernel_lzx":
+        # the same records in compressed buffers (the bench input past the inflate cache)
+        recs = [json.loads(line) for line in etldump(path).stdout.splitlines()]
+        events = [(r["timestamp"], r["event_name"], r["fields"]) for r in recs]
+        mode = int(recs[0]["fields"]["LogFileMode"], 16)
+        check(s["buffers_compressed"] == s["buffers"] - 1 and events[1:] == large_kernel_events[1:]
+              and mode & 0x4000000, f"large_kernel_lzx: large_kernel's records, every buffer but the first "
+              f"compressed ({s['buffers_compressed']} of {s['buffers']}, {len(events)} records, "
+              f"log file mode {mode:#x}: COMPRESSED_MODE 0x4000000)")
     if preset == "kernel64":
         recs = [json.loads(line) for line in etldump(path).stdout.splitlines()]
         kinds = {r["header_type"] for r in recs}
