@@ -1542,37 +1542,40 @@ static int read_trace(const etldump_options *o)
     summary sm = {0};
     damage dm = {0};
     uint64_t verify_failures = 0;
-    etl_record rec;
+    etl_record one_rec, *rec = &one_rec;
     etl_status st;
     const etl_stats *stats = etl_reader_stats(r);
     for (;;) {
-        st = etl_reader_next(r, &rec, &err);
+        /* with workers, the view is read where its batch keeps it (par_view: no copy of it) */
+        if (pool)
+            rec = par_view(pool);
+        st = etl_reader_next(r, rec, &err);
         if (stats->reports_pending || st != ETL_OK) /* no call per record when none is queued */
             report_problems(r, path, &dm);
         if (st != ETL_OK)
             break;
         etl_error problem;
         uint32_t at;
-        if (etl_record_has_problem(&rec) && etl_record_problem(&rec, &problem, &at))
+        if (etl_record_has_problem(rec) && etl_record_problem(rec, &problem, &at))
             fprintf(stderr, "etldump: %s: record at position %llu (buffer 0x%llx + 0x%x), byte %u: %s\n", path,
-                    (unsigned long long)rec.position, (unsigned long long)rec.buffer_offset, rec.record_offset, at,
+                    (unsigned long long)rec->position, (unsigned long long)rec->buffer_offset, rec->record_offset, at,
                     problem.message);
-        if (o->verify && !verify_record(r, path, &rec))
+        if (o->verify && !verify_record(r, path, rec))
             verify_failures++;
         if (o->summary)
-            summary_add(&sm, &rec);
+            summary_add(&sm, rec);
         else if (decode && pool) {
-            par_slot *slot = par_add(pool, &rec);
+            par_slot *slot = par_add(pool, rec);
             if (slot)
                 prepare_record(&dctx, slot);
             else if (!lost) {
                 fprintf(stderr, "etldump: out of memory: records from position %llu on are not decoded\n",
-                        (unsigned long long)rec.position);
+                        (unsigned long long)rec->position);
                 lost = true;
             }
         } else if (decode) {
             static par_slot one; /* the reader's record itself: no copy */
-            one.r = &rec;
+            one.r = rec;
             prepare_record(&dctx, &one);
             locate_process(&dctx, &one);
             write_record(&j, &one, o->payload, &dctx);

@@ -345,39 +345,59 @@ static inline void copy_head(etl_record *to, const etl_record *from)
         *(par_chunk16 *)(d + HEAD - 16) = *(const par_chunk16 *)(s + HEAD - 16);
 }
 
+etl_record *par_view(par *p)
+{
+    batch *b = p->cur ? p->cur : (p->cur = filling(p));
+    /* used <= cap and the slack is a whole etl_record: the view fits the allocation */
+    return (etl_record *)(void *)(b->arena + b->used); /* 8-aligned: sizes are round8 */
+}
+
 par_slot *par_add(par *p, const etl_record *rec)
 {
     size_t need = arena_need(rec);
     batch *b = p->cur ? p->cur : (p->cur = filling(p));
+    etl_record *c = (etl_record *)(void *)(b->arena + b->used);
+    bool in_place = rec == c; /* read there by par_view: its header is where it belongs */
     if (b->n == PAR_BATCH_RECORDS || need > b->cap - b->used) {
+        /* the record goes to the next batch: a view read in place is copied from this arena's
+         * free end, which the batch's formatter never reads and only this thread refills */
         if (b->n) {
             hand_over(p);
             b = p->cur = filling(p);
+            in_place = false; /* rec is in the batch just handed over */
         }
         if (need > b->cap) { /* an empty batch: nothing points into its arena yet */
             uint8_t *a = realloc(b->arena, need + PAR_ARENA_SLACK);
             if (!a)
                 return NULL;
+            if (in_place && a != b->arena)
+                rec = (const etl_record *)(void *)a; /* realloc moved the view with the arena */
             b->arena = a;
             b->cap = need;
         }
+        c = (etl_record *)(void *)(b->arena + b->used);
+        in_place = rec == c;
     }
     par_slot *s = &b->slots[b->n++];
-    etl_record *c = (etl_record *)(void *)(b->arena + b->used); /* 8-aligned: sizes are round8 */
     unsigned ext = etl_record_ext_in_use(rec);
-    /* the header and the extended items in use: the unused ones are most of the struct */
-    copy_head(c, rec);
-    for (unsigned i = 0; i < ext; i++)
-        c->ext[i] = rec->ext[i];
+    if (!in_place) {
+        /* the header and the extended items in use: the unused ones are most of the struct */
+        copy_head(c, rec);
+        for (unsigned i = 0; i < ext; i++)
+            c->ext[i] = rec->ext[i];
+    }
     b->used += head_size(rec);
     uint8_t *base = b->arena + b->used;
-    if (rec->size)
-        memcpy(base, rec->bytes, rec->size);
     b->used += round8(rec->size);
-    c->bytes = base;
+    /* what points into the record's bytes moves with them; the rest is copied after them.
+     * Read in place, the view is c itself: its bytes pointer changes last, and its bytes go
+     * where its unused extended items were, after every pointer was read. */
     c->pmc = place(b, rec, base, rec->pmc, (size_t)rec->pmc_count * 8);
     for (unsigned i = 0; i < ext; i++)
         c->ext[i].data = place(b, rec, base, rec->ext[i].data, rec->ext[i].data_size);
+    if (rec->size)
+        memcpy(base, rec->bytes, rec->size);
+    c->bytes = base;
     s->r = c;
     return s;
 }

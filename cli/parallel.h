@@ -40,8 +40,12 @@ typedef struct par par;
 
 /* N >= 1 worker threads besides the calling one, writing to out; NULL when out of memory or no thread could start. */
 par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx);
-/* The next slot, the record copied into it (waits for, and writes out, finished batches
- * when all are in flight); NULL when out of memory (the record is then lost: say so). */
+/* Where the next record view may be read (etl_reader_next) so that par_add need not copy its
+ * header: the free end of the batch being filled, room for a whole etl_record. */
+etl_record *par_view(par *p);
+/* The next slot, the record copied into it (a view read at par_view stays where it is: only
+ * its bytes and what they point to are copied); waits for, and writes out, finished batches
+ * when all are in flight.  NULL when out of memory (the record is then lost: say so). */
 par_slot *par_add(par *p, const etl_record *rec);
 /* Every batch formatted and written, in order; then the threads end and p is freed.
  * False when some output could not be made (out of memory). */
