@@ -1517,7 +1517,7 @@ static int read_trace(const etldump_options *o)
     __fsetlocking(stdout, FSETLOCKING_BYCALLER);
 #endif
     static json_out j; /* 256 KiB of buffer: not on the stack */
-    j.f = stdout;
+    json_init(&j, stdout);
 
     if (decode && !decode_setup(&dctx, o)) {
         fprintf(stderr, "etldump: out of memory\n");

@@ -3,12 +3,23 @@
 
 #include "etl_format.h"
 
+#include <stddef.h>
 #include <string.h>
+
+void json_init(json_out *j, FILE *f)
+{
+    memset(j, 0, offsetof(json_out, store)); /* the store's bytes are written before read */
+    j->f = f;
+    j->buf = j->store;
+}
 
 void json_flush(json_out *j)
 {
     if (j->len) {
-        fwrite(j->buf, 1, j->len, j->f);
+        if (j->sink)
+            j->buf = j->sink(j->sink_ctx, j->buf, j->len);
+        else
+            fwrite(j->buf, 1, j->len, j->f);
         j->len = 0;
     }
 }
@@ -20,8 +31,8 @@ static inline char *room(json_out *j, size_t n)
 
 static void out_mem(json_out *j, const char *p, size_t n)
 {
-    while (n > sizeof j->buf - j->len) {
-        size_t k = sizeof j->buf - j->len;
+    while (n > JSON_BUFFER_SIZE - j->len) {
+        size_t k = JSON_BUFFER_SIZE - j->len;
         memcpy(j->buf + j->len, p, k);
         j->len += k;
         p += k;
@@ -297,7 +308,7 @@ void json_hex_bytes(json_out *j, const uint8_t *p, size_t n)
 void json_newline(json_out *j)
 {
     out_byte(j, '\n');
-    if (j->len >= sizeof j->buf / 2)
+    if (j->len >= JSON_BUFFER_SIZE / 2)
         json_flush(j);
 }
 

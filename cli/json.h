@@ -28,14 +28,26 @@ typedef struct json_key_memo {
     char text[JSON_SHORT_STRING + 7]; /* "key": or "key":"value" */
 } json_key_memo;
 
+/* Where a buffer's text goes instead of the FILE, when given (etldump --threads: parallel.c
+ * keeps a batch's text until its turn without copying it): called with the buffer and its len
+ * bytes of text, it returns the buffer to write on (the same one, or another of
+ * JSON_BUFFER_SIZE bytes that it owns). */
+typedef char *(*json_sink_fn)(void *ctx, char *buf, size_t len);
+
 typedef struct json_out {
     FILE *f;
+    json_sink_fn sink; /* NULL: the text goes to f */
+    void *sink_ctx;
     bool need_comma[64]; /* per nesting level */
     int depth;
     size_t len;          /* bytes waiting in buf */
-    char buf[JSON_BUFFER_SIZE];
+    char *buf;           /* JSON_BUFFER_SIZE bytes: store, or one the sink handed back */
     json_key_memo keys[JSON_KEY_MEMO_SLOTS]; /* json_key_memoized */
+    char store[JSON_BUFFER_SIZE];
 } json_out;
+
+/* A writer to f (zeroed, writing on its own store); no allocation. */
+void json_init(json_out *j, FILE *f);
 
 void json_begin_object(json_out *j);
 void json_end_object(json_out *j);
@@ -117,7 +129,7 @@ void json_flush(json_out *j);
  * caller writes there and adds what it wrote to j->len.  n <= JSON_BUFFER_SIZE. */
 JSON_INLINE char *json_room(json_out *j, size_t n)
 {
-    if (n > sizeof j->buf - j->len)
+    if (n > JSON_BUFFER_SIZE - j->len)
         json_flush(j);
     return j->buf + j->len;
 }

@@ -5,8 +5,8 @@
  * and written in sequence order by whichever thread finds it next in line: `filled` batches
  * were handed over, `taken` of them by a formatting thread, `written` of them are out.  A
  * batch is free again once written.  The batch whose turn it is writes its text straight to
- * the output as it is formatted; the others keep it until their turn. */
-#define _GNU_SOURCE /* fopencookie */
+ * the output as it is formatted; the others keep it until their turn, as the formatter's own
+ * full buffers (json.h's sink), handed over rather than copied. */
 #include "parallel.h"
 
 #include <pthread.h>
@@ -34,8 +34,11 @@ typedef struct batch {
     size_t used, cap;
     uint64_t seq; /* its place in the order: the value of `filled` when it was filled */
     struct par *p;
-    char *out; /* the formatted text not yet written, out_len of out_cap bytes */
-    size_t out_len, out_cap;
+    /* the formatted text kept until the batch's turn: the formatter's own full buffers
+     * (JSON_BUFFER_SIZE bytes each, text_len[i] of them text), taken as they are, no copy */
+    char **text;
+    size_t *text_len;
+    unsigned ntext, text_cap;
     bool failed;
     bool done; /* formatted: its text may be written */
 } batch;
@@ -56,6 +59,9 @@ struct par {
     worker_arg args[PAR_MAX_WORKERS];
     unsigned started;
     json_out **jo; /* one writer per worker, and the last one the main thread's */
+    char **spare;  /* text buffers written out, for the next ones kept (under mu) */
+    unsigned nspare, spare_cap;
+    unsigned nmade; /* buffers text_buffer allocated; with the writers' stores, all there are */
     batch *ring;
     uint64_t filled, taken, written;
     bool writing; /* a thread is writing done batches out (drain) */
@@ -65,6 +71,22 @@ struct par {
     pthread_cond_t work, done;
 };
 
+/* The text kept in batch b, written out in order (the buffers stay with b until spare_kept). */
+static void write_kept(par *p, batch *b)
+{
+    for (unsigned i = 0; i < b->ntext; i++)
+        fwrite(b->text[i], 1, b->text_len[i], p->out); /* as json_flush: not checked */
+}
+
+/* b's written buffers back to the spares, for the next batch's kept text.  With mu held; the
+ * spares' array has room for every buffer ever made (text_buffer), so this cannot fail. */
+static void spare_kept(par *p, batch *b)
+{
+    for (unsigned i = 0; i < b->ntext; i++)
+        p->spare[p->nspare++] = b->text[i];
+    b->ntext = 0;
+}
+
 /* Write out, in order, the batches formatted and not written yet, one thread at a time (the
  * others go on: a batch's text waits in the batch).  Called and returns with mu held. */
 static void drain(par *p)
@@ -73,14 +95,13 @@ static void drain(par *p)
         batch *b = &p->ring[p->written % p->nbatches];
         p->writing = true;
         pthread_mutex_unlock(&p->mu);
-        if (b->out_len)
-            fwrite(b->out, 1, b->out_len, p->out);
+        write_kept(p, b);
         bool failed = b->failed;
-        b->out_len = 0; /* the text's memory is kept for the batch's next round */
         b->n = 0;
         b->used = 0;
         b->failed = false;
         pthread_mutex_lock(&p->mu);
+        spare_kept(p, b);
         b->done = false;
         if (failed)
             p->failed = true;
@@ -90,64 +111,96 @@ static void drain(par *p)
     }
 }
 
-/* The json_out of the thread formatting a batch writes into it through a FILE of its own (the
- * writer flushes 128-256 KiB at a time).  Once every batch before it is written, the batch's
- * turn has come and nobody else writes to the output until it is done: its text goes straight
- * out.  Until then it is kept, growing by doubling, nothing zero-filled. */
-static ssize_t text_write(void *cookie, const char *data, size_t n)
+/* Room in b for one more kept buffer. */
+static bool grow_kept(batch *b)
 {
-    batch *b = cookie;
+    unsigned cap = b->text_cap ? 2 * b->text_cap : 8;
+    char **t = realloc(b->text, cap * sizeof *t);
+    if (!t)
+        return false;
+    b->text = t;
+    size_t *l = realloc(b->text_len, cap * sizeof *l);
+    if (!l)
+        return false;
+    b->text_len = l;
+    b->text_cap = cap;
+    return true;
+}
+
+/* A buffer for a formatter's next text: a spare one, else a new one (NULL when out of memory).
+ * Every buffer made gets a place in the spares' array first, so that spare_kept never fails:
+ * their number is bounded by the text the batches in flight hold, as before by the batches'
+ * own copies. */
+static char *text_buffer(par *p)
+{
+    pthread_mutex_lock(&p->mu);
+    char *buf = NULL;
+    if (p->nspare) {
+        buf = p->spare[--p->nspare];
+    } else {
+        unsigned all = p->nmade + p->workers + 1; /* every buffer, the writers' stores included */
+        bool room = all < p->spare_cap;
+        if (!room) {
+            unsigned cap = 2 * p->spare_cap;
+            char **a = realloc(p->spare, cap * sizeof *a);
+            if (a) {
+                p->spare = a;
+                p->spare_cap = cap;
+                room = true;
+            }
+        }
+        if (room && (buf = malloc(JSON_BUFFER_SIZE)))
+            p->nmade++;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return buf;
+}
+
+/* json_flush's sink for the thread formatting batch b.  Once every batch before b is written,
+ * b's turn has come and nobody else writes to the output until b is done: what b kept goes
+ * out, then this buffer, and the formatter writes on in the same buffer.  Until then the full
+ * buffer itself is kept in b (no copy: the text is 750 MB on the 1 M-record kernel trace) and
+ * the formatter gets a spare one. */
+static char *text_sink(void *ctx, char *buf, size_t len)
+{
+    batch *b = ctx;
     par *p = b->p;
     pthread_mutex_lock(&p->mu);
     drain(p);
     bool turn = p->written == b->seq;
     pthread_mutex_unlock(&p->mu);
     if (turn) {
-        if (b->out_len)
-            fwrite(b->out, 1, b->out_len, p->out);
-        b->out_len = 0;
-        fwrite(data, 1, n, p->out); /* as one thread's json_flush: a failed write is not checked */
-        return (ssize_t)n;
-    }
-    if (n > b->out_cap - b->out_len) {
-        size_t cap = b->out_cap ? b->out_cap : (size_t)1 << 20;
-        while (cap - b->out_len < n) {
-            if (cap > SIZE_MAX / 2)
-                return -1;
-            cap *= 2;
+        if (b->ntext) {
+            write_kept(p, b);
+            pthread_mutex_lock(&p->mu);
+            spare_kept(p, b);
+            pthread_mutex_unlock(&p->mu);
         }
-        char *t = realloc(b->out, cap);
-        if (!t)
-            return -1;
-        b->out = t;
-        b->out_cap = cap;
+        fwrite(buf, 1, len, p->out); /* as one thread's json_flush: a failed write is not checked */
+        return buf;
     }
-    memcpy(b->out + b->out_len, data, n);
-    b->out_len += n;
-    return (ssize_t)n;
+    char *next = NULL;
+    if (b->ntext < b->text_cap || grow_kept(b))
+        next = text_buffer(p);
+    if (!next) { /* out of memory: this text is lost, and the batch says so */
+        b->failed = true;
+        return buf;
+    }
+    b->text[b->ntext] = buf;
+    b->text_len[b->ntext++] = len;
+    return next;
 }
 
 /* Format batch b with j, then mark it done and write out what is ready. */
 static void format_batch(par *p, json_out *j, batch *b)
 {
-    b->out_len = 0;
-    FILE *ms = fopencookie(b, "w", (cookie_io_functions_t){.write = text_write});
-    if (!ms || setvbuf(ms, NULL, _IONBF, 0) != 0) {
-        if (ms)
-            fclose(ms);
-        b->failed = true;
-    } else {
-        j->f = ms;
-        j->len = 0;
-        j->depth = 0;
-        for (unsigned i = 0; i < b->n; i++)
-            p->format(p->ctx, j, &b->slots[i]);
-        json_flush(j);
-        if (ferror(ms))
-            b->failed = true;
-        if (fclose(ms) != 0)
-            b->failed = true;
-    }
+    j->sink = text_sink;
+    j->sink_ctx = b;
+    j->len = 0;
+    j->depth = 0;
+    for (unsigned i = 0; i < b->n; i++)
+        p->format(p->ctx, j, &b->slots[i]);
+    json_flush(j);
     pthread_mutex_lock(&p->mu);
     b->done = true;
     drain(p);
@@ -228,15 +281,34 @@ static void stop_workers(par *p)
         pthread_join(p->threads[i], NULL);
 }
 
+/* A text buffer freed, unless it is a writer's own store (buffers move between writers). */
+static void free_text(par *p, char *buf)
+{
+    for (unsigned i = 0; p->jo && i <= p->workers; i++)
+        if (p->jo[i] && buf == p->jo[i]->store)
+            return;
+    free(buf);
+}
+
 static void par_free(par *p)
 {
     if (!p)
         return;
     for (unsigned i = 0; p->ring && i < p->nbatches; i++) {
-        free(p->ring[i].slots);
-        free(p->ring[i].arena);
-        free(p->ring[i].out);
+        batch *b = &p->ring[i];
+        free(b->slots);
+        free(b->arena);
+        for (unsigned k = 0; k < b->ntext; k++) /* none after par_finish; some when it failed */
+            free_text(p, b->text[k]);
+        free(b->text);
+        free(b->text_len);
     }
+    for (unsigned i = 0; i < p->nspare; i++)
+        free_text(p, p->spare[i]);
+    free(p->spare);
+    for (unsigned i = 0; p->jo && i <= p->workers; i++)
+        if (p->jo[i])
+            free_text(p, p->jo[i]->buf);
     for (unsigned i = 0; p->jo && i <= p->workers; i++)
         free(p->jo[i]);
     free(p->jo);
@@ -266,9 +338,14 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
     p->threads = calloc(workers, sizeof *p->threads);
     p->jo = calloc(workers + 1, sizeof *p->jo);
     p->ring = calloc(p->nbatches, sizeof *p->ring);
-    bool ok = p->threads && p->jo && p->ring;
-    for (unsigned i = 0; ok && i <= workers; i++)
-        ok = (p->jo[i] = calloc(1, sizeof *p->jo[i])) != NULL;
+    p->spare_cap = 2 * (workers + 1) + 16;
+    p->spare = malloc(p->spare_cap * sizeof *p->spare);
+    bool ok = p->threads && p->jo && p->ring && p->spare;
+    for (unsigned i = 0; ok && i <= workers; i++) {
+        ok = (p->jo[i] = malloc(sizeof *p->jo[i])) != NULL;
+        if (ok)
+            json_init(p->jo[i], out);
+    }
     for (unsigned i = 0; ok && i < p->nbatches; i++) {
         batch *b = &p->ring[i];
         b->slots = malloc(PAR_BATCH_RECORDS * sizeof *b->slots);

@@ -45,8 +45,7 @@ static char *capture(void (*write)(json_out *, void *), void *ctx, size_t *len)
     char *mem = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&mem, &size);
-    memset(&j, 0, sizeof j);
-    j.f = f;
+    json_init(&j, f);
     write(&j, ctx);
     json_flush(&j);
     fclose(f);

@@ -99,7 +99,7 @@ static char *run(unsigned workers, bool in_place, size_t *len)
     static json_out direct;
     par *p = workers ? par_new(workers, f, format, NULL) : NULL;
     CHECK(!workers || p);
-    direct.f = f;
+    json_init(&direct, f);
     for (unsigned i = 0; i < RECORDS; i++) {
         etl_record local, *view = in_place && p ? par_view(p) : &local;
         CHECK(view != NULL);
