@@ -15,9 +15,11 @@
 #include <string.h>
 
 /* Records per batch: enough that handing a batch over costs nothing next to formatting it
- * (some 2 ms of work), few enough that a batch's slots and bytes stay in the caches (4096 or
- * 8192 were slower, as were 256 and 512: speedbench wall, --threads 2, large_kernel). */
-#define PAR_BATCH_RECORDS 2048u
+ * (some 0.3 ms of work), few enough that a batch's slots and bytes stay in the caches.  Since
+ * the text is no longer copied and the view is read in place (session 9), 1024 beat 2048 by
+ * 6-8% and 512 and 4096 fell between (--threads 2, large_kernel on /dev/shm, best of 11-15 in
+ * alternation: 275-322 ms against 297-346; net452 with manifests 174 against 179). */
+#define PAR_BATCH_RECORDS 1024u
 /* Bytes of record copies per batch, their headers included (a larger record gets a batch of
  * its own). */
 #define PAR_BATCH_BYTES (3u << 19)
