@@ -793,11 +793,15 @@ static void write_schema_missing(json_out *j, const etl_record *r, const etl_res
 
 /* provider_name, event_name and the rest of what the decoder resolved for a record (see the
  * top comment), then its fields. */
+static void slot_resolved(const par_slot *s, etl_resolved *out);
+
 static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
 {
     const etl_record *r = s->r;
-    const etl_resolved *res = &s->res;
-    etl_resolve_status st = s->status;
+    etl_resolved resolved;
+    slot_resolved(s, &resolved);
+    const etl_resolved *res = &resolved;
+    etl_resolve_status st = res->status;
     etl_fields f;
     if (res->kind == ETL_RESOLVE_NONE)
         return;
@@ -958,7 +962,8 @@ JSON_INLINE char *run_id(char *p, uint32_t id)
 
 static void write_family_fields(json_out *j, const etl_record *r);
 
-static void write_header(json_out *j, const par_slot *s)
+/* proc: the record's process (etl_procs_locate), NULL when none is known. */
+static void write_header(json_out *j, const par_slot *s, const etl_proc_info *proc)
 {
     const etl_record *r = s->r;
     /* the header type's name and length, per type (the names are the library's constants) */
@@ -997,14 +1002,14 @@ static void write_header(json_out *j, const par_slot *s)
     p = run_id(p, r->pid);
     p = JSON_RUN_LIT(p, ",\"tid\":");
     p = run_id(p, r->tid);
-    if (s->has_proc) {
-        if (s->proc.pid != r->pid) {
+    if (proc) {
+        if (proc->pid != r->pid) {
             p = JSON_RUN_LIT(p, ",\"process_id\":");
-            p = json_run_u64(p, s->proc.pid);
+            p = json_run_u64(p, proc->pid);
         }
-        if (s->proc.name) {
+        if (proc->name) {
             p = JSON_RUN_LIT(p, ",\"process_name\":");
-            p = json_run_string(j, p, s->proc.name, strlen(s->proc.name), RECORD_RUN_ROOM);
+            p = json_run_string(j, p, proc->name, strlen(proc->name), RECORD_RUN_ROOM);
         }
     }
     /* cpu, flags, size, activity id and CPU times */
@@ -1099,17 +1104,79 @@ static void write_family_fields(json_out *j, const etl_record *r)
     }
 }
 
+/* The error message of a record's schema, kept until its line is written: in its batch
+ * (par_keep), or with one thread in one buffer (the line is written before the next record is
+ * read). */
+static const char *keep_error(par *pool, const char *message)
+{
+    static char one[PAR_KEEP_MAX];
+    if (pool)
+        return par_keep(pool, message);
+    snprintf(one, sizeof one, "%s", message);
+    return one;
+}
+
 /* What a record's line needs from the records before it, in record order on the main thread
  * (parallel.h): its process's ids, its stack link, its schema and names (the session learns
  * from every record), and the stderr message of a missing schema. */
-static void prepare_record(decode_ctx *d, par_slot *s)
+static void prepare_record(decode_ctx *d, par *pool, par_slot *s)
 {
     const etl_record *r = s->r;
     etl_procs_ids(d->procs, r, &s->ids); /* one payload read for the process and the stack key */
     s->has_stack = etl_stack_links_observe_tid(d->links, r, s->ids.key_tid, r->position, &s->stack_of);
-    s->status = etl_decoder_resolve(d->dec, r, 0, &s->res, NULL);
-    if (s->status == ETL_RESOLVE_SCHEMA_MISSING)
-        report_missing(d, r, s->res.error.message, s->res.kind == ETL_RESOLVE_WPP);
+    etl_resolved res; /* resolved here, in memory the thread keeps hot; the slot gets the line's part */
+    etl_resolve_status st = etl_decoder_resolve(d->dec, r, 0, &res, NULL);
+    if (st == ETL_RESOLVE_SCHEMA_MISSING)
+        report_missing(d, r, res.error.message, res.kind == ETL_RESOLVE_WPP);
+    bool has_error = st == ETL_RESOLVE_SCHEMA_MISSING || st == ETL_RESOLVE_SCHEMA_ERROR;
+    s->res = (par_resolved){
+        .schema = res.schema,
+        .provider_name = res.provider_name,
+        .event_name = res.event_name,
+        .task_name = res.task_name,
+        .opcode_name = res.opcode_name,
+        .level_name = res.level_name,
+        .channel_name = res.channel_name,
+        .keywords_name = res.keywords_name,
+        .error = has_error ? keep_error(pool, res.error.message) : NULL,
+        .status = (uint8_t)st,
+        .kind = (uint8_t)res.kind,
+        .provider_name_from = (uint8_t)res.provider_name_from,
+        .schema_version = res.schema_version,
+        .older_version = res.older_version,
+        .has_message = res.has_message,
+        .error_code = (int8_t)res.error.code,
+    };
+}
+
+/* What the slot kept of etl_decoder_resolve's answer, as the library's etl_resolved again (for
+ * etl_decoder_fields, etl_decoder_message_in and the writers below); the names' bytes and the
+ * error's offset were not kept (etldump writes neither). */
+static void slot_resolved(const par_slot *s, etl_resolved *out)
+{
+    const par_resolved *k = &s->res;
+    out->status = (etl_resolve_status)k->status;
+    out->kind = (etl_resolve_kind)k->kind;
+    out->schema = k->schema;
+    out->older_version = k->older_version;
+    out->schema_version = k->schema_version;
+    out->has_message = k->has_message;
+    out->provider_name = k->provider_name;
+    out->provider_name_from = (etl_name_source)k->provider_name_from;
+    out->event_name = k->event_name;
+    out->task_name = k->task_name;
+    out->opcode_name = k->opcode_name;
+    out->level_name = k->level_name;
+    out->channel_name = k->channel_name;
+    out->keywords_name = k->keywords_name;
+    out->event_name_bytes = out->provider_name_bytes = NULL;
+    out->event_name_bytes_len = out->provider_name_bytes_len = 0;
+    out->error.code = (etl_status)k->error_code;
+    out->error.offset = 0;
+    if (k->error)
+        snprintf(out->error.message, sizeof out->error.message, "%s", k->error);
+    else
+        out->error.message[0] = '\0';
 }
 
 /* One record as one JSON line, block by block in the documented key order: only reads the
@@ -1118,7 +1185,12 @@ static void write_record(json_out *j, const par_slot *s, bool payload, const dec
 {
     const etl_record *r = s->r;
     json_begin_object(j);
-    write_header(j, s);
+    /* the record's process, from its ids: the process table is sealed after the pre-scan
+     * (etl_procs_seal), so any thread may look it up; found here, in the formatting thread's
+     * own memory, not in the slot */
+    etl_proc_info proc;
+    bool has_proc = d->procs && etl_procs_locate(d->procs, r, &s->ids, &proc);
+    write_header(j, s, has_proc ? &proc : NULL);
     etl_error problem;
     if (etl_record_problem(r, &problem, NULL))
         json_key_string(j, "problem", problem.message);
@@ -1467,17 +1539,9 @@ typedef struct format_ctx {
     bool payload;
 } format_ctx;
 
-/* The record's process, from its ids: the process table is sealed after the pre-scan
- * (etl_procs_seal), so any thread may look it up. */
-static void locate_process(const decode_ctx *d, par_slot *s)
-{
-    s->has_proc = d->procs && etl_procs_locate(d->procs, s->r, &s->ids, &s->proc);
-}
-
 static void format_slot(void *ctx, json_out *j, par_slot *s)
 {
     const format_ctx *f = ctx;
-    locate_process(f->d, s);
     write_record(j, s, f->payload, f->d);
 }
 
@@ -1567,7 +1631,7 @@ static int read_trace(const etldump_options *o)
         else if (decode && pool) {
             par_slot *slot = par_add(pool, rec);
             if (slot)
-                prepare_record(&dctx, slot);
+                prepare_record(&dctx, pool, slot);
             else if (!lost) {
                 fprintf(stderr, "etldump: out of memory: records from position %llu on are not decoded\n",
                         (unsigned long long)rec->position);
@@ -1576,8 +1640,7 @@ static int read_trace(const etldump_options *o)
         } else if (decode) {
             static par_slot one; /* the reader's record itself: no copy */
             one.r = rec;
-            prepare_record(&dctx, &one);
-            locate_process(&dctx, &one);
+            prepare_record(&dctx, NULL, &one);
             write_record(&j, &one, o->payload, &dctx);
         }
     }

@@ -437,6 +437,7 @@ par_slot *par_add(par *p, const etl_record *rec)
     batch *b = p->cur ? p->cur : (p->cur = filling(p));
     etl_record *c = (etl_record *)(void *)(b->arena + b->used);
     bool in_place = rec == c; /* read there by par_view: its header is where it belongs */
+    need += PAR_KEEP_MAX; /* par_keep's room after the record: not used unless asked for */
     if (b->n == PAR_BATCH_RECORDS || need > b->cap - b->used) {
         /* the record goes to the next batch: a view read in place is copied from this arena's
          * free end, which the batch's formatter never reads and only this thread refills */
@@ -479,6 +480,17 @@ par_slot *par_add(par *p, const etl_record *rec)
     c->bytes = base;
     s->r = c;
     return s;
+}
+
+const char *par_keep(par *p, const char *text)
+{
+    batch *b = p->cur; /* the record's batch: par_add reserved PAR_KEEP_MAX bytes after it */
+    char *d = (char *)(b->arena + b->used);
+    size_t n = strnlen(text, PAR_KEEP_MAX - 1);
+    memcpy(d, text, n);
+    d[n] = '\0';
+    b->used += round8(n + 1);
+    return d;
 }
 
 bool par_finish(par *p)

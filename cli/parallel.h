@@ -21,16 +21,33 @@
 #include "procs.h"
 #include "resolve.h"
 
-/* One record with what the main thread found for it. */
+/* What etl_decoder_resolve answered for a record, as much as its line needs: the 328-byte
+ * etl_resolved is mostly its etl_error (a 192-byte message only SCHEMA_MISSING and
+ * SCHEMA_ERROR have), and the main thread's stores into a batch's slots were what made its
+ * per-record work 3-7x slower at 2 threads than at one (perf, bench/README.md session 9).
+ * The record's names bytes (event_name_bytes, provider_name_bytes) are not kept: etldump does
+ * not write them. */
+typedef struct par_resolved {
+    const etl_schema *schema;
+    const char *provider_name;
+    const char *event_name, *task_name, *opcode_name, *level_name, *channel_name, *keywords_name;
+    const char *error;            /* SCHEMA_MISSING / SCHEMA_ERROR: the error's message (par_keep), else NULL */
+    uint8_t status;               /* etl_resolve_status */
+    uint8_t kind;                 /* etl_resolve_kind */
+    uint8_t provider_name_from;   /* etl_name_source */
+    uint8_t schema_version;
+    bool older_version, has_message;
+    int8_t error_code;            /* the error's etl_status */
+} par_resolved;
+
+/* One record with what the main thread found for it (the process itself is found by the
+ * formatting thread, from ids: etl_procs_locate). */
 typedef struct par_slot {
     const etl_record *r;    /* the record: its copy in a batch's arena, the reader's own with one thread */
+    uint64_t stack_of;      /* etl_stack_links_observe_tid's answer, when has_stack */
+    par_resolved res;       /* etl_decoder_resolve's answer (fields not started) */
     etl_proc_ids ids;       /* etl_procs_ids's answer (in record order) */
-    bool has_proc;          /* proc: etl_procs_locate's answer (by the formatting thread) */
-    bool has_stack;         /* stack_of: etl_stack_links_observe_tid's answer */
-    etl_proc_info proc;
-    uint64_t stack_of;
-    etl_resolve_status status; /* res: etl_decoder_resolve's answer (fields not started) */
-    etl_resolved res;
+    bool has_stack;
 } par_slot;
 
 /* Format one slot into j (a worker thread: read only shared state; the slot is its own). */
@@ -47,6 +64,11 @@ etl_record *par_view(par *p);
  * its bytes and what they point to are copied); waits for, and writes out, finished batches
  * when all are in flight.  NULL when out of memory (the record is then lost: say so). */
 par_slot *par_add(par *p, const etl_record *rec);
+/* Room par_keep always has after a par_add: an etl_error's message and its NUL. */
+#define PAR_KEEP_MAX sizeof(((etl_error *)0)->message)
+/* A copy of text (cut to PAR_KEEP_MAX bytes with its NUL) kept as long as the record par_add
+ * last returned: in its batch's arena.  Never NULL. */
+const char *par_keep(par *p, const char *text);
 /* Every batch formatted and written, in order; then the threads end and p is freed.
  * False when some output could not be made (out of memory). */
 bool par_finish(par *p);

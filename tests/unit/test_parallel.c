@@ -4,7 +4,9 @@
  *   - the copy a worker formats has the record's bytes, header fields and extended items,
  *     its pointers moved into the copy (the caller's buffer is overwritten right after
  *     par_add, as the reader's is), PMC counters outside the record's bytes copied as well;
- *   - what the main thread attached to the slot after par_add reaches the worker;
+ *   - what the main thread attached to the slot after par_add reaches the worker, and so does
+ *     a text kept with par_keep (cut to PAR_KEEP_MAX bytes), in batches full of records and
+ *     after a record larger than a batch;
  *   - records larger than a batch's byte budget (3 MiB) and empty records pass too, an
  *     extended item's data running past the record's end is copied, not read past the copy;
  *   - a view read in place (par_view, as etldump's reader fills it) gives the same, across
@@ -60,9 +62,26 @@ static void format(void *ctx, json_out *j, par_slot *s)
     json_key_u64(j, "size", r->size);
     json_key_u64(j, "ext", r->ext_count);
     json_key_u64(j, "stack_of", s->has_stack ? s->stack_of : 0);
+    if (s->res.error)
+        json_key_string(j, "kept", s->res.error);
     json_key_hex_u64(j, "digest", h);
     json_end_object(j);
     json_newline(j);
+}
+
+/* The text the main thread keeps with record i (par_keep), NULL for none: now and then, on
+ * records larger than a batch, on every record of a stretch (batches full of records and
+ * kept texts), longer than PAR_KEEP_MAX on some. */
+static const char *kept_of(unsigned i)
+{
+    static char text[2 * PAR_KEEP_MAX];
+    if (i % 9 != 4 && i % 5003 != 17 && !(i >= 6000 && i < 9000))
+        return NULL;
+    size_t n = i % 3 == 0 ? sizeof text - 1 : 10 + i % 50;
+    for (size_t k = 0; k < n; k++)
+        text[k] = (char)('a' + (i + k) % 26);
+    text[n] = '\0';
+    return text;
 }
 
 /* Record i in buf (overwritten for every record, as the reader's view is). */
@@ -113,10 +132,15 @@ static char *run(unsigned workers, bool in_place, size_t *len)
                 break;
             s->has_stack = true; /* attached after the copy, as prepare_record does */
             s->stack_of = i * 3u;
+            s->res.error = kept_of(i) ? par_keep(p, kept_of(i)) : NULL;
             memset(buf, 0xEE, r.size); /* the reader reuses its buffer */
             memset(pmc, 0xEE, sizeof pmc);
         } else {
             par_slot s = {.r = &r, .has_stack = true, .stack_of = i * 3u};
+            char cut[PAR_KEEP_MAX];
+            if (kept_of(i))
+                snprintf(cut, sizeof cut, "%s", kept_of(i));
+            s.res.error = kept_of(i) ? cut : NULL;
             format(NULL, &direct, &s);
             memset(buf, 0xEE, r.size); /* the same stale bytes past a record's end */
             memset(pmc, 0xEE, sizeof pmc);
