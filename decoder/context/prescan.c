@@ -267,24 +267,20 @@ etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inf
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
     opt.inflate_cache = cache;
-    /* Opened without loader threads first: whether the trace is split is known only once the
-     * reader has its logfile header, and a split keeps the cores busy with the two halves'
-     * readers - a loader beside them took turns with them (on 2 cores, the 1 M-record kernel
-     * trace's pre-scan: first half 50 ms of wall for 31 ms of its thread's CPU).  A trace read
-     * in one pass is opened again with the loaders offered (they inflate a compressed trace
-     * ahead); the inflate cache keeps a buffer once, whichever reader inflates it. */
+    /* Opened without loader threads: whether the trace is split is known only once the reader
+     * has its logfile header, and a split keeps the cores busy with the two halves' readers - a
+     * loader beside them took turns with them (on 2 cores, the 1 M-record kernel trace's
+     * pre-scan: first half 50 ms of wall for 31 ms of its thread's CPU).  A trace read in one
+     * pass starts the loaders then (they inflate a compressed trace ahead); the inflate cache
+     * keeps a buffer once, whichever reader inflates it. */
     etl_reader *r;
     etl_status st = etl_reader_open_file(path, &opt, &r, err);
     if (st != ETL_OK)
         return st;
     second_half h;
     bool split = !(n && !obs) && n <= ETL_PRESCAN_MAX_OBSERVERS && split_worth(path, threads, r, wants, n, &h);
-    if (!split && threads) {
-        etl_reader_close(r);
-        opt.threads = threads;
-        if ((st = etl_reader_open_file(path, &opt, &r, err)) != ETL_OK)
-            return st;
-    }
+    if (!split && threads)
+        etl_reader_start_loaders(r, threads);
     st = split ? prescan_split(r, &h, obs, n, err) : etl_prescan(r, obs, n, err);
     etl_reader_close(r);
     return st;

@@ -436,6 +436,12 @@ etl_status etl_reader_open_file(const char *path, const etl_options *opt, etl_re
 etl_status etl_reader_open_memory(const uint8_t *data, size_t size, const etl_options *opt, etl_reader **out,
                                   etl_error *err);
 void etl_reader_close(etl_reader *r);
+/* Start the loader threads of etl_options.threads (`threads` of them, up to
+ * ETL_MAX_READER_THREADS) on a reader opened without them, for a caller that learns from the
+ * logfile header whether it wants them.  Only before the first etl_reader_next: false then, or
+ * when they are started already or cannot start (the reader then loads on the caller's
+ * thread, as without them). */
+bool etl_reader_start_loaders(etl_reader *r, uint32_t threads);
 
 /* Quick content check for "is this an .etl file?" on the first bytes of a file (at least
  * ETL_BUFFER_HEADER_SIZE + 0x20 bytes give a confident answer). */

@@ -494,6 +494,16 @@ static void prefetch_job(void *ctx, uint32_t i, uint64_t *offset, etl_buffer_hea
     *hdr = r->bufs[i].hdr;
 }
 
+/* The loader threads of etl_options.threads, once bufs is final and before the first load. */
+static void start_loaders(etl_reader *r)
+{
+    if (r->opt.threads && r->nbufs > 1) {
+        unsigned t = r->opt.threads < ETL_MAX_READER_THREADS ? r->opt.threads : ETL_MAX_READER_THREADS;
+        r->pf = etl_prefetch_start(&r->io, &r->clock, prefetch_job, r, r->nbufs, r->opt.order == ETL_ORDER_TIME, t,
+                                   4 * t + 4);
+    }
+}
+
 /* Load buffer `ref`; *out is NULL when it holds no record. */
 static etl_status load_ref(etl_reader *r, const struct buf_ref *ref, bool want_order, etl_buffer **out, etl_error *err)
 {
@@ -1036,13 +1046,18 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
      * in the order fill_window takes them.  Four slots per thread and four more keep them busy
      * while the merge consumes, a loader resuming only once half of them are taken
      * (prefetch.c); without threads (or when they cannot start) this thread loads. */
-    if (r->opt.threads && r->nbufs > 1) {
-        unsigned t = r->opt.threads < ETL_MAX_READER_THREADS ? r->opt.threads : ETL_MAX_READER_THREADS;
-        r->pf = etl_prefetch_start(&r->io, &r->clock, prefetch_job, r, r->nbufs, r->opt.order == ETL_ORDER_TIME, t,
-                                   4 * t + 4);
-    }
+    start_loaders(r);
     *out = r;
     return ETL_OK;
+}
+
+bool etl_reader_start_loaders(etl_reader *r, uint32_t threads)
+{
+    if (!r || r->pf || r->next_buf != 0 || !threads)
+        return false; /* already started, or a buffer already loaded on this thread */
+    r->opt.threads = threads;
+    start_loaders(r);
+    return r->pf != NULL;
 }
 
 static int fd_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *got)

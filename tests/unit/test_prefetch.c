@@ -1,5 +1,6 @@
 /* Unit tests of prefetch.c (the reader's loader threads, etl_options.threads): a reader with
- * 1, 2 or 3 loader threads delivers exactly what a reader without them delivers - every record
+ * 1, 2 or 3 loader threads (or 2 started after the open, etl_reader_start_loaders) delivers
+ * exactly what a reader without them delivers - every record
  * (position, bytes, header fields, converted time), in the same order, the same damage reports
  * at the same points of the stream, the same statistics - on:
  *   - every capture of the shared corpus and of the project's captures/ folder, in timestamp
@@ -45,20 +46,24 @@ static void add_reports(etl_reader *rd, pass *p)
 }
 
 /* One pass; with `probe`, every 97th record is also read again by position (and checked
- * against the sequential view) while the loaders run. */
+ * against the sequential view) while the loaders run; with `late`, the reader is opened without
+ * loaders and etl_reader_start_loaders starts them before the first record (the pre-scan's way). */
 static bool read_pass(const uint8_t *data, size_t len, etl_order order, uint32_t window, uint32_t threads,
-                      bool probe, pass *p)
+                      bool probe, bool late, pass *p)
 {
     etl_options opt = {0};
     opt.order = order;
     opt.window_buffers = window;
-    opt.threads = threads;
+    opt.threads = late ? 0 : threads;
     etl_reader *rd;
     etl_error err;
     p->sum = g_checksum_new(G_CHECKSUM_SHA256);
     p->records = p->reports = 0;
     if (etl_reader_open_memory(data, len, &opt, &rd, &err) != ETL_OK)
         return false;
+    bool started = late && etl_reader_start_loaders(rd, threads);
+    if (late)
+        CHECK(!etl_reader_start_loaders(rd, threads)); /* started once, or not at all */
     etl_record rec, again;
     add_reports(rd, p);
     while (etl_reader_next(rd, &rec, &err) == ETL_OK) {
@@ -77,6 +82,11 @@ static bool read_pass(const uint8_t *data, size_t len, etl_order order, uint32_t
     }
     add_reports(rd, p);
     p->stats = *etl_reader_stats(rd);
+    if (late) {
+        if (p->stats.buffers > 1)
+            CHECK(started); /* loaders start for two buffers or more */
+        CHECK(!etl_reader_start_loaders(rd, threads)); /* too late once records were read */
+    }
     etl_reader_close(rd);
     return true;
 }
@@ -94,14 +104,14 @@ static void compare_all(const char *what, const uint8_t *data, size_t len)
             if (orders[o] == ETL_ORDER_FILE && windows[w])
                 continue; /* file order ignores the window */
             pass base;
-            if (!read_pass(data, len, orders[o], windows[w], 0, false, &base)) {
+            if (!read_pass(data, len, orders[o], windows[w], 0, false, false, &base)) {
                 g_checksum_free(base.sum);
                 return; /* not a trace (the empty capture): nothing to compare */
             }
             base_reports += base.reports;
-            for (uint32_t t = 1; t <= 3; t++) {
+            for (uint32_t t = 1; t <= 4; t++) { /* 4: two loaders started late */
                 pass th;
-                CHECK(read_pass(data, len, orders[o], windows[w], t, t == 2, &th));
+                CHECK(read_pass(data, len, orders[o], windows[w], t == 4 ? 2 : t, t == 2, t == 4, &th));
                 bool same = th.records == base.records && th.reports == base.reports &&
                             strcmp(g_checksum_get_string(th.sum), g_checksum_get_string(base.sum)) == 0 &&
                             memcmp(&th.stats, &base.stats, sizeof th.stats) == 0;
