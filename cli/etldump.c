@@ -1378,9 +1378,14 @@ typedef struct summary {
      * made --summary slower than reading): counter index + 1, 0 = not seen yet. */
     uint32_t kind_at[256];
     uint32_t ext_at[SUMMARY_EXT_MEMO];
+    /* The counts of memo hits, kept beside the memo and added to the counters at the end
+     * (summary_settle): one increment in place per record, not one through the counters'
+     * array. */
+    uint64_t kind_n[256];
     struct {
         etl_guid g;
         uint32_t at;
+        uint64_t n; /* hits not yet added to provs.v[at - 1] */
     } prov_memo[SUMMARY_PROV_MEMO];
 } summary;
 
@@ -1405,11 +1410,31 @@ static void count_memo(counts *c, uint32_t *at, const char *key)
         *at = (uint32_t)i + 1;
 }
 
+/* Add provider memo slot i's hits to its counter. */
+static void settle_provider(summary *sm, unsigned i)
+{
+    if (sm->prov_memo[i].at)
+        sm->provs.v[sm->prov_memo[i].at - 1].n += sm->prov_memo[i].n;
+    sm->prov_memo[i].n = 0;
+}
+
+/* Every memo hit added to its counter: the counts are complete (before write_summary). */
+static void summary_settle(summary *sm)
+{
+    for (unsigned t = 0; t < 256; t++) {
+        if (sm->kind_at[t])
+            sm->kinds.v[sm->kind_at[t] - 1].n += sm->kind_n[t];
+        sm->kind_n[t] = 0;
+    }
+    for (unsigned i = 0; i < SUMMARY_PROV_MEMO; i++)
+        settle_provider(sm, i);
+}
+
 static void summary_add(summary *sm, const etl_record *rec)
 {
     uint32_t *kind = &sm->kind_at[rec->header_type];
     if (*kind) /* the memo's hit without naming the kind first */
-        sm->kinds.v[*kind - 1].n++;
+        sm->kind_n[rec->header_type]++;
     else
         count_memo(&sm->kinds, kind, etl_header_type_name(rec->header_type));
     for (unsigned i = 0; i < rec->ext_count; i++) {
@@ -1429,8 +1454,9 @@ static void summary_add(summary *sm, const etl_record *rec)
         const etl_guid *pg = &rec->provider;
         unsigned slot = (pg->data1 ^ pg->data2 ^ ((unsigned)pg->data4[7] << 3)) % SUMMARY_PROV_MEMO;
         if (sm->prov_memo[slot].at && same_guid(&sm->prov_memo[slot].g, pg)) {
-            sm->provs.v[sm->prov_memo[slot].at - 1].n++;
+            sm->prov_memo[slot].n++;
         } else {
+            settle_provider(sm, slot); /* the slot's GUID gives way: its hits to its counter */
             char g[ETL_GUID_STR_SIZE];
             etl_format_guid(pg, g);
             size_t at = count(&sm->provs, g);
@@ -1658,8 +1684,10 @@ static int read_trace(const etldump_options *o)
         rc = 1;
     if (lost)
         rc = 2;
-    if (o->summary)
+    if (o->summary) {
+        summary_settle(&sm);
         write_summary(&j, path, r, &sm, dm.reasons, dm.n);
+    }
     if (o->verify)
         fprintf(stderr, "etldump: %s: %llu records re-read by position, %llu mismatches\n", path,
                 (unsigned long long)s->records, (unsigned long long)verify_failures);
