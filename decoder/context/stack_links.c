@@ -14,12 +14,14 @@
 #include "etl.h"
 #include "procs.h"
 
+/* 24 bytes: the ring is streamed through the caches once per `capacity` events.  A slot's
+ * event is known from the sequence number alone: the last `capacity` numbers are all in the
+ * ring, number n in slot n % capacity, so a number in that range names its slot's event. */
 typedef struct slot {
     uint64_t ts;
     uint64_t id;
-    uint64_t seq;  /* sequence number of the event held (+1; 0 = never filled) */
-    uint64_t next; /* sequence number (+1) of the next older event in the bucket, 0 = none */
     uint32_t tid;
+    uint32_t back; /* the next older event in the bucket: this one's number minus back; 0 = none */
 } slot;
 
 struct etl_stack_links {
@@ -70,8 +72,6 @@ void etl_stack_links_free(etl_stack_links *l)
 
 void etl_stack_links_clear(etl_stack_links *l)
 {
-    for (uint32_t i = 0; i < l->capacity; i++)
-        l->ring[i].seq = 0;
     for (uint32_t i = 0; i <= l->mask; i++)
         l->buckets[i] = 0;
     l->added = 0;
@@ -79,32 +79,33 @@ void etl_stack_links_clear(etl_stack_links *l)
 
 void etl_stack_links_add(etl_stack_links *l, uint64_t ts_raw, uint32_t tid, uint64_t id)
 {
-    uint64_t n = l->added++;
+    uint64_t n = l->added;
     slot *e = &l->ring[n & (l->capacity - 1u)];
     uint32_t b = bucket_of(l, ts_raw, tid);
+    uint64_t head = l->buckets[b];
     e->ts = ts_raw;
     e->tid = tid;
     e->id = id;
-    e->seq = n + 1;
-    e->next = l->buckets[b];
+    /* a head still in the ring is fewer than `capacity` (at most 2^24) numbers back */
+    e->back = head && n + 1 - head < l->capacity ? (uint32_t)(n + 1 - head) : 0;
     l->buckets[b] = n + 1;
+    l->added = n + 1;
 }
 
 /* The live event with sequence number s (+1), or NULL once it has left the ring. */
 static const slot *live(const etl_stack_links *l, uint64_t s)
 {
-    if (s == 0 || l->added - (s - 1) > l->capacity)
+    if (s == 0 || s > l->added || l->added - (s - 1) > l->capacity)
         return NULL;
-    const slot *e = &l->ring[(s - 1) & (l->capacity - 1u)];
-    return e->seq == s ? e : NULL;
+    return &l->ring[(s - 1) & (l->capacity - 1u)];
 }
 
 static bool find_exact(const etl_stack_links *l, uint64_t ts, uint32_t tid, uint64_t *id)
 {
     /* a chain holds at most `capacity` live events: the bound keeps the walk finite whatever */
     uint32_t steps = 0;
-    for (const slot *e = live(l, l->buckets[bucket_of(l, ts, tid)]); e && steps++ < l->capacity;
-         e = live(l, e->next))
+    uint64_t s = l->buckets[bucket_of(l, ts, tid)];
+    for (const slot *e = live(l, s); e && steps++ < l->capacity; e = e->back ? live(l, s -= e->back) : NULL)
         if (e->ts == ts && e->tid == tid) {
             *id = e->id;
             return true;
