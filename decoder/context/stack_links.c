@@ -3,7 +3,7 @@
  * A ring of the last `capacity` events (a power of two) and a chained hash over them, linked
  * by sequence numbers rather than slots: event n lives in slot n % capacity while n is one of
  * the last `capacity` added, buckets hold the sequence number of their newest event and each
- * event the one of the next older event in its bucket.  Adding never unlinks anything: a walk
+ * event how far back the next older event of its bucket is.  Adding never unlinks anything: a walk
  * stops at the first number that has left the ring, so a chain only ever yields live events
  * and adding is two stores. */
 #include "stack_links.h"
