@@ -29,13 +29,15 @@ static void observe_all(const etl_observer *obs, size_t n, const etl_record *rec
         obs[i].observe(obs[i].ctx, rec);
 }
 
-/* The rest of `r` to its end, every record to every observer; then its problem reports
+/* The rest of `r` to its end, every record to every observer (but the kernel's compact
+ * records outside `hooks`, when given: no observer wants them); then its problem reports
  * dropped (damage is the decoding pass's to report). */
-static etl_status observe_rest(etl_reader *r, const etl_observer *obs, size_t n, etl_error *err)
+static etl_status observe_rest(etl_reader *r, const etl_hook_set *hooks, const etl_observer *obs, size_t n,
+                               etl_error *err)
 {
     etl_record rec;
     etl_status st;
-    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK)
+    while ((st = etl_reader_next_of(r, hooks, &rec, err)) == ETL_OK)
         observe_all(obs, n, &rec);
     etl_error p;
     while (etl_reader_next_problem(r, &p))
@@ -48,7 +50,7 @@ etl_status etl_prescan(etl_reader *r, const etl_observer *obs, size_t n, etl_err
     if (!r || (n && !obs) || n > ETL_PRESCAN_MAX_OBSERVERS)
         return etl_fail(err, ETL_ERR_ARG, 0, "prescan: no reader, or more than %u observers",
                         ETL_PRESCAN_MAX_OBSERVERS);
-    return observe_rest(r, obs, n, err);
+    return observe_rest(r, NULL, obs, n, err);
 }
 
 /* ---- two halves at once (prescan.h) ------------------------------------------------------ */
@@ -84,6 +86,7 @@ typedef struct second_half {
     const char *path;
     uint64_t head, split, size; /* first buffer's size; where the half begins; the file's size */
     const etl_wants_fn *wants;
+    const etl_hook_set *hooks; /* or NULL */
     size_t n;
     bool ok;       /* read to its end without damage, every wanted record kept */
     bool any;      /* a record past the first buffer was read; the first one is at: */
@@ -156,7 +159,7 @@ static void *read_second_half(void *arg)
         etl_record rec;
         etl_status st;
         bool fine = true;
-        while ((st = etl_reader_next(r, &rec, &err)) == ETL_OK) {
+        while ((st = etl_reader_next_of(r, h->hooks, &rec, &err)) == ETL_OK) {
             if (rec.buffer_offset < h->head)
                 continue; /* the first buffer: the first half's */
             if (!h->any) {
@@ -207,14 +210,14 @@ static etl_status prescan_split(etl_reader *r, second_half *h, const etl_observe
     etl_record rec;
     etl_status st = etl_reader_next(r, &rec, err);
     if (st != ETL_OK)
-        return observe_rest(r, obs, n, err); /* no record: the same end */
+        return observe_rest(r, h->hooks, obs, n, err); /* no record: the same end */
     observe_all(obs, n, &rec);
     pthread_t t;
     if ((rec.buffer_flags & ETL_BF_COMPRESSED) || rec.buffer_offset >= h->split ||
         pthread_create(&t, NULL, read_second_half, h) != 0)
-        return observe_rest(r, obs, n, err); /* compressed: buffers are not where the size says */
+        return observe_rest(r, h->hooks, obs, n, err); /* compressed: buffers are not where the size says */
     bool past = false;
-    while ((st = etl_reader_next(r, &rec, err)) == ETL_OK) {
+    while ((st = etl_reader_next_of(r, h->hooks, &rec, err)) == ETL_OK) {
         if (rec.buffer_offset >= h->split) {
             past = true;
             break;
@@ -231,7 +234,7 @@ static etl_status prescan_split(etl_reader *r, second_half *h, const etl_observe
             ;
     } else if (past) { /* the second half does not stand for the rest: one pass reads on */
         observe_all(obs, n, &rec);
-        st = observe_rest(r, obs, n, err);
+        st = observe_rest(r, h->hooks, obs, n, err);
     } else {
         etl_error p;
         while (etl_reader_next_problem(r, &p))
@@ -258,11 +261,12 @@ etl_status etl_prescan_file_threads(const char *path, unsigned threads, const et
 etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_inflate_cache *cache, const etl_observer *obs,
                                    size_t n, etl_error *err)
 {
-    return etl_prescan_file_filtered(path, threads, cache, obs, NULL, n, err);
+    return etl_prescan_file_filtered(path, threads, cache, obs, NULL, NULL, n, err);
 }
 
 etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inflate_cache *cache,
-                                     const etl_observer *obs, const etl_wants_fn *wants, size_t n, etl_error *err)
+                                     const etl_observer *obs, const etl_wants_fn *wants,
+                                     const etl_wants_hooks_fn *hooks, size_t n, etl_error *err)
 {
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
@@ -277,18 +281,39 @@ etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inf
     etl_status st = etl_reader_open_file(path, &opt, &r, err);
     if (st != ETL_OK)
         return st;
+    /* the kernel's compact records some observer might take; the rest are passed unframed */
+    etl_hook_set *wanted_hooks = hooks && wants ? calloc(1, sizeof *wanted_hooks) : NULL;
+    for (size_t i = 0; wanted_hooks && i < n; i++) {
+        if (!hooks[i]) { /* that observer might take any: every record is framed */
+            free(wanted_hooks);
+            wanted_hooks = NULL;
+        } else {
+            hooks[i](wanted_hooks);
+        }
+    }
     second_half h;
     bool split = !(n && !obs) && n <= ETL_PRESCAN_MAX_OBSERVERS && split_worth(path, threads, r, wants, n, &h);
     if (!split && threads)
         etl_reader_start_loaders(r, threads);
-    st = split ? prescan_split(r, &h, obs, n, err) : etl_prescan(r, obs, n, err);
+    if (split)
+        h.hooks = wanted_hooks;
+    if (!(n && !obs) && n <= ETL_PRESCAN_MAX_OBSERVERS)
+        st = split ? prescan_split(r, &h, obs, n, err) : observe_rest(r, wanted_hooks, obs, n, err);
+    else
+        st = etl_prescan(r, obs, n, err); /* the argument error */
     etl_reader_close(r);
+    free(wanted_hooks);
     return st;
 }
 
 /* Only EVENT_HEADER records (EventSource chunks) and classic full headers (MetaData) can
  * carry schemas, and of those only the schema records: the registry's answer for any other
  * (an error with its message formatted) is not worth asking for per record. */
+void etl_registry_observer_wants_hooks(etl_hook_set *set)
+{
+    (void)set; /* MetaData records have full headers, EventSource chunks event headers */
+}
+
 bool etl_registry_observer_wants(const etl_record *rec)
 {
     switch (rec->header_type) {

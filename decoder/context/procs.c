@@ -619,6 +619,15 @@ bool etl_procs_wants(const etl_record *rec)
            (f == ETL_FAMILY_FULL || rec->group == GROUP_PROCESS || rec->group == GROUP_THREAD);
 }
 
+void etl_procs_wants_hooks(etl_hook_set *set)
+{
+    for (unsigned type = 0; type < 256; type++)
+        if (lifetime_type((uint8_t)type)) {
+            etl_hook_set_add(set, (uint16_t)(GROUP_PROCESS << 8 | type));
+            etl_hook_set_add(set, (uint16_t)(GROUP_THREAD << 8 | type));
+        }
+}
+
 void etl_procs_observe(etl_procs *p, const etl_record *rec)
 {
     if (!p || !rec || !p->schemas || !etl_procs_wants(rec))

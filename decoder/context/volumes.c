@@ -85,6 +85,11 @@ bool etl_volumes_is_mapping(const etl_record *rec)
            etl_guid_equal(&rec->provider, &CLASS_KTC_SYSCONFIG) && etl_record_is_classic(rec);
 }
 
+void etl_volumes_wants_hooks(etl_hook_set *set)
+{
+    (void)set; /* a system-family record's class is its group's, never CLASS_KTC_SYSCONFIG */
+}
+
 void etl_volumes_observe(etl_volumes *v, const etl_record *rec)
 {
     if (!v || !rec || !v->schemas || !etl_volumes_is_mapping(rec))

@@ -458,6 +458,31 @@ uint8_t etl_reader_session_pointer_size(const etl_reader *r);
  * on at all (I/O failure).  Damage is not an error here: see etl_reader_next_problem. */
 etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err);
 
+/* The kernel's compact records (the system family) wanted by a pass that looks at few kinds:
+ * a bit per hook id (group << 8 | type), set for each hook the pass may take. */
+typedef struct etl_hook_set {
+    uint64_t bits[65536 / 64];
+} etl_hook_set;
+
+static inline void etl_hook_set_add(etl_hook_set *s, uint16_t hook_id)
+{
+    s->bits[hook_id >> 6] |= 1ull << (hook_id & 63);
+}
+
+static inline bool etl_hook_set_has(const etl_hook_set *s, uint16_t hook_id)
+{
+    return (s->bits[hook_id >> 6] >> (hook_id & 63)) & 1;
+}
+
+/* etl_reader_next for a reader in file order (ETL_ORDER_FILE) that may pass over, unframed,
+ * the system-family records whose hook id is not in `hooks` (a pre-scan for process events
+ * reads a kernel trace ten times faster so).  It delivers every other record, in the same
+ * order and framed the same; it may deliver some records outside the set (each buffer's first
+ * and last), so the caller still filters what it gets.  Records passed over are not framed and
+ * so not counted in etl_stats.  Damage reports are the same as etl_reader_next's.  In time
+ * order, or with `hooks` NULL, it is etl_reader_next. */
+etl_status etl_reader_next_of(etl_reader *r, const etl_hook_set *hooks, etl_record *rec, etl_error *err);
+
 /* Pop the oldest queued damage report; false when none is queued.  Reports become available as
  * the records around the damage are delivered: damage found while opening (impossible buffer
  * headers, a cut tail) comes with the first record of the buffer after it, or before ETL_END. */

@@ -844,6 +844,38 @@ deliver:
     return ETL_OK;
 }
 
+/* A buffer's records from `i` on that no hook set wants: the first wanted one, or `last`. */
+static uint32_t pass_unwanted(const etl_buffer *b, uint32_t i, uint32_t last, const etl_hook_set *hooks)
+{
+    for (; i < last; i++) {
+        const etl_index_entry *e = &b->index[i];
+        if (etl_header_family(e->header_type) != ETL_FAMILY_SYSTEM ||
+            etl_hook_set_has(hooks, etl_ld16(b->data + e->offset + SYSTEM_TRACE_HEADER_OFF_HOOK_ID)))
+            break; /* the peek checked that the record holds its header */
+    }
+    return i;
+}
+
+etl_status etl_reader_next_of(etl_reader *r, const etl_hook_set *hooks, etl_record *rec, etl_error *err)
+{
+    /* in file order the window is one buffer (etl_reader_open_io), a tournament of one leaf:
+     * move its head past what nobody wants, leaving its last record for etl_reader_next to
+     * deliver, so that the buffer's end and the release of the buffer stay its business */
+    if (r && hooks && r->opt.order == ETL_ORDER_FILE && r->small && r->nheap == 1 && !r->release) {
+        etl_buffer *b = r->heap[0].b;
+        uint32_t i = b->sorted || !b->order ? b->next : UINT32_MAX;
+        if (i < b->count) {
+            uint32_t to = pass_unwanted(b, i, b->count - 1, hooks);
+            if (to != i) {
+                b->next = to;
+                r->heap[0].ts = head_ts(b);
+                tree_play(r, 0, (struct match){r->heap[0].ts, r->win[r->leaves].order});
+            }
+        }
+    }
+    return etl_reader_next(r, rec, err);
+}
+
 etl_status etl_reader_read_at(etl_reader *r, uint64_t position, etl_record *rec, etl_error *err)
 {
     if (!r || !rec)

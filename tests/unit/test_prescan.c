@@ -15,6 +15,8 @@
 #include "check.h"
 #include "decoder_context.h"
 #include "prescan.h"
+#include "procs.h"
+#include "volumes.h"
 
 static void quiet(void *ctx, etl_registry_severity sev, const char *msg)
 {
@@ -95,9 +97,139 @@ static void test_capture(const char *dir, const char *file)
     g_free(path);
 }
 
+/* ---- passing the kernel's compact records unframed (etl_reader_next_of) ------------------- */
+
+/* etldump's observers' filters, in pairs: what each takes of a record, and of the kernel's
+ * compact records by hook id. */
+static const struct {
+    const char *name;
+    etl_wants_fn wants;
+    etl_wants_hooks_fn hooks;
+} FILTERS[] = {
+    { "registry", etl_registry_observer_wants, etl_registry_observer_wants_hooks },
+    { "procs", etl_procs_wants, etl_procs_wants_hooks },
+    { "volumes", etl_volumes_is_mapping, etl_volumes_wants_hooks },
+};
+
+static bool any_wants(const etl_record *rec)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++)
+        if (FILTERS[i].wants(rec))
+            return true;
+    return false;
+}
+
+/* Every system-family header type and every hook id, framed from bytes as the reader frames
+ * them: each filter's hook set holds every hook its record filter might take. */
+static void test_hooks_agree(void)
+{
+    static const uint8_t types[] = { ETL_HT_SYSTEM32, ETL_HT_SYSTEM64, ETL_HT_COMPACT32,
+                                     ETL_HT_COMPACT64, ETL_HT_PERFINFO32, ETL_HT_PERFINFO64 };
+    for (size_t f = 0; f < G_N_ELEMENTS(FILTERS); f++) {
+        etl_hook_set *set = g_new0(etl_hook_set, 1);
+        FILTERS[f].hooks(set);
+        unsigned taken = 0, in_set = 0, missed = 0;
+        for (unsigned hook = 0; hook < 65536; hook++)
+            in_set += etl_hook_set_has(set, (uint16_t)hook);
+        for (size_t t = 0; t < G_N_ELEMENTS(types); t++) {
+            for (unsigned hook = 0; hook < 65536; hook++) {
+                uint8_t b[0x28] = {0};
+                b[0] = 2; /* version 2, no PEBS or PMC */
+                b[2] = types[t];
+                b[3] = 0xC0;
+                b[4] = sizeof b;
+                b[6] = (uint8_t)hook;
+                b[7] = (uint8_t)(hook >> 8);
+                etl_record rec;
+                uint32_t stride;
+                etl_error err;
+                memset(&rec, 0, sizeof rec);
+                CHECK_EQ_U(etl_frame_record(b, sizeof b, 8, &rec, &stride, &err), ETL_OK);
+                CHECK_EQ_U(rec.hook_id, hook);
+                if (FILTERS[f].wants(&rec)) {
+                    taken++;
+                    missed += !etl_hook_set_has(set, (uint16_t)hook);
+                }
+            }
+        }
+        printf("filter %-8s takes %u of the system family's framings; its hook set holds %u hook ids\n",
+               FILTERS[f].name, taken, in_set);
+        CHECK_EQ_U(missed, 0);
+        g_free(set);
+    }
+    /* the process table's: Process/Start and Thread/DCStart in, Thread/CSwitch out */
+    etl_hook_set *procs = g_new0(etl_hook_set, 1);
+    etl_procs_wants_hooks(procs);
+    CHECK(etl_hook_set_has(procs, 0x0301));
+    CHECK(etl_hook_set_has(procs, 0x0503));
+    CHECK(!etl_hook_set_has(procs, 0x0524));
+    CHECK(!etl_hook_set_has(procs, 0x0F2E)); /* PerfInfo/SampleProf */
+    g_free(procs);
+}
+
+/* The positions of the records some filter takes, read through etl_reader_next (hooks NULL)
+ * or etl_reader_next_of; *delivered counts what the reader handed out. */
+static GArray *wanted_positions(const char *path, const etl_hook_set *hooks, uint64_t *delivered)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    *delivered = 0;
+    etl_options opt = {0};
+    opt.order = ETL_ORDER_FILE;
+    etl_reader *r;
+    etl_error err;
+    if (etl_reader_open_file(path, &opt, &r, &err) != ETL_OK)
+        return a;
+    etl_record rec;
+    while ((hooks ? etl_reader_next_of(r, hooks, &rec, &err) : etl_reader_next(r, &rec, &err)) == ETL_OK) {
+        (*delivered)++;
+        if (any_wants(&rec))
+            g_array_append_val(a, rec.position);
+    }
+    etl_error p;
+    unsigned problems = 0;
+    while (etl_reader_next_problem(r, &p))
+        problems++;
+    etl_reader_close(r);
+    uint64_t mark = UINT64_MAX - problems; /* the damage reports count too */
+    g_array_append_val(a, mark);
+    return a;
+}
+
+static uint64_t passed_total, framed_total;
+
+/* One file: etl_reader_next_of hands the filters every record they take, at the same
+ * positions, and the same damage reports. */
+static void check_next_of(const char *path)
+{
+    etl_hook_set *set = g_new0(etl_hook_set, 1);
+    for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++)
+        FILTERS[i].hooks(set);
+    uint64_t all, some;
+    GArray *every = wanted_positions(path, NULL, &all), *skim = wanted_positions(path, set, &some);
+    CHECK_EQ_U(skim->len, every->len);
+    CHECK(memcmp(skim->data, every->data, MIN(skim->len, every->len) * sizeof(uint64_t)) == 0);
+    CHECK(some <= all);
+    passed_total += all - some;
+    framed_total += all;
+    g_array_free(every, TRUE);
+    g_array_free(skim, TRUE);
+    g_free(set);
+}
+
+static void test_next_of(const char *dir, const char *file)
+{
+    char *path = g_build_filename(dir, file, NULL);
+    check_next_of(path);
+    g_free(path);
+}
+
 static void test_corpus(const char *dir)
 {
     CHECK(capture_list_each(dir, test_capture) >= 10);
+    CHECK(capture_list_each(dir, test_next_of) >= 10);
+    printf("etl_reader_next_of passed %" PRIu64 " of the corpus's %" PRIu64 " records unframed\n", passed_total,
+           framed_total);
+    CHECK(passed_total > framed_total / 4); /* the kernel traces are most of the corpus */
 }
 
 /* A truncated trace (a buffer cut short): the pass goes to the end it can read and succeeds. */
@@ -114,6 +246,7 @@ static void test_damage(const char *dir)
     etl_error err;
     CHECK_EQ_U(etl_prescan_file(cut, &obs, 1, &err), ETL_OK);
     CHECK(cnt.records > 0 && cnt.records < records_in(path));
+    check_next_of(cut);
     g_unlink(cut);
     g_free(cut);
     g_free(bytes);
@@ -184,6 +317,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_prescan CAPTURES\n");
         return 2;
     }
+    test_hooks_agree();
     test_arguments(argv[1]);
     test_damage(argv[1]);
     test_corpus(argv[1]);
