@@ -504,13 +504,41 @@ static void resolve_display(parse_state *st, GArray *arr)
     }
 }
 
-static const etl_mf_named *find_named(GArray *arr, const char *name, bool want_task, uint16_t task)
+/* A named list (tasks, opcodes, ...) by name: each name's entries in declaration order, as a
+ * chain - so that the lookup per event is one hash, not a walk of the list (the CLR manifest's
+ * events times its opcodes took a tenth of loading the shared manifests). */
+typedef struct named_index {
+    GArray *arr;
+    GHashTable *first; /* name -> 1 + index of its first entry */
+    guint *next;       /* 1 + index of the next entry of the same name, or 0 */
+} named_index;
+
+static void named_index_init(named_index *ix, GArray *arr)
+{
+    ix->arr = arr;
+    ix->first = g_hash_table_new(g_str_hash, g_str_equal);
+    ix->next = g_new0(guint, arr->len ? arr->len : 1);
+    for (guint i = arr->len; i-- > 0;) { /* backwards: each chain comes out in order */
+        const etl_mf_named *x = &g_array_index(arr, etl_mf_named, i);
+        if (!x->name)
+            continue;
+        ix->next[i] = GPOINTER_TO_UINT(g_hash_table_lookup(ix->first, x->name));
+        g_hash_table_insert(ix->first, (gpointer)x->name, GUINT_TO_POINTER(i + 1));
+    }
+}
+
+static void named_index_free(named_index *ix)
+{
+    g_hash_table_destroy(ix->first);
+    g_free(ix->next);
+}
+
+static const etl_mf_named *find_named(const named_index *ix, const char *name, bool want_task, uint16_t task)
 {
     const etl_mf_named *fallback = NULL;
-    for (guint i = 0; name && i < arr->len; i++) {
-        const etl_mf_named *x = &g_array_index(arr, etl_mf_named, i);
-        if (!x->name || !streq(x->name, name))
-            continue;
+    guint at = name ? GPOINTER_TO_UINT(g_hash_table_lookup(ix->first, name)) : 0;
+    for (; at; at = ix->next[at - 1]) {
+        const etl_mf_named *x = &g_array_index(ix->arr, etl_mf_named, at - 1);
         if (!want_task || !x->task_scoped || x->task == task) {
             if (!x->task_scoped || (want_task && x->task == task))
                 return x;
@@ -539,30 +567,43 @@ static void finish_provider(parse_state *st, provider_build *pb)
             g_free(t);
         }
     }
+    named_index tasks, opcodes, levels, channels, keywords;
+    named_index_init(&tasks, pb->tasks);
+    named_index_init(&opcodes, pb->opcodes);
+    named_index_init(&levels, pb->levels);
+    named_index_init(&channels, pb->channels);
+    named_index_init(&keywords, pb->keywords);
+    /* templates by tid: the last one declared wins, as the walk of them all had it */
+    GHashTable *templates = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint k = 0; k < pb->templates->len; k++) {
+        etl_mf_template *t = &g_array_index(pb->templates, etl_mf_template, k);
+        if (t->tid) /* a <template> may lack tid= */
+            g_hash_table_insert(templates, (gpointer)t->tid, t);
+    }
     for (guint i = 0; i < pb->events->len; i++) {
         event_build *e = &g_array_index(pb->events, event_build, i);
         const etl_mf_named *x;
         /* task */
-        if ((x = find_named(pb->tasks, e->task, false, 0))) {
+        if ((x = find_named(&tasks, e->task, false, 0))) {
             e->e.task = (uint16_t)x->value;
             e->e.task_name = x->display;
         }
         /* opcode: one declared in the event's task first, then the provider's, then winmeta */
-        if ((x = find_named(pb->opcodes, e->opcode, true, e->e.task))) {
+        if ((x = find_named(&opcodes, e->opcode, true, e->e.task))) {
             e->e.opcode = (uint8_t)x->value;
             e->e.opcode_name = x->display;
         } else {
             std_find(std_opcodes, G_N_ELEMENTS(std_opcodes), e->opcode, &e->e.opcode, &e->e.opcode_name);
         }
         /* level */
-        if ((x = find_named(pb->levels, e->level, false, 0))) {
+        if ((x = find_named(&levels, e->level, false, 0))) {
             e->e.level = (uint8_t)x->value;
             e->e.level_name = x->display;
         } else {
             std_find(std_levels, G_N_ELEMENTS(std_levels), e->level, &e->e.level, &e->e.level_name);
         }
         /* channel */
-        if ((x = find_named(pb->channels, e->channel, false, 0))) {
+        if ((x = find_named(&channels, e->channel, false, 0))) {
             e->e.channel = (uint8_t)x->value;
             e->e.channel_name = x->display;
         }
@@ -571,7 +612,7 @@ static void finish_provider(parse_state *st, provider_build *pb)
             char **names = g_strsplit_set(e->keywords, " \t\r\n", -1);
             GString *display = NULL;
             for (char **k = names; *k; k++)
-                if (**k && (x = find_named(pb->keywords, *k, false, 0))) {
+                if (**k && (x = find_named(&keywords, *k, false, 0))) {
                     e->e.keywords |= x->value;
                     if (!display)
                         display = g_string_new(NULL);
@@ -586,16 +627,23 @@ static void finish_provider(parse_state *st, provider_build *pb)
             }
         }
         /* template */
-        for (guint k = 0; e->e.template_tid && k < pb->templates->len; k++)
-            if (g_array_index(pb->templates, etl_mf_template, k).tid && /* a <template> may lack tid= */
-                streq(g_array_index(pb->templates, etl_mf_template, k).tid, e->e.template_tid))
-                e->e.tmpl = &g_array_index(pb->templates, etl_mf_template, k);
+        if (e->e.template_tid) {
+            const etl_mf_template *t = g_hash_table_lookup(templates, e->e.template_tid);
+            if (t)
+                e->e.tmpl = t;
+        }
         if (e->e.message) {
             char *t = trimmed(resolve_string(st, e->e.message));
             e->e.message = t ? keep(st, t) : NULL;
             g_free(t);
         }
     }
+    g_hash_table_destroy(templates);
+    named_index_free(&tasks);
+    named_index_free(&opcodes);
+    named_index_free(&levels);
+    named_index_free(&channels);
+    named_index_free(&keywords);
 }
 
 /* Move a provider's growable arrays into the plain model (the arrays' memory is kept). */
