@@ -1306,12 +1306,12 @@ static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, etl
                                  etl_volumes_observer(d->volumes) };
     /* their filters: with threads, a large trace is pre-scanned in two halves at once */
     const etl_wants_fn wants[] = { etl_registry_observer_wants, etl_procs_wants, etl_volumes_is_mapping };
-    /* and what they want of the kernel's compact records: the pass frames nothing else of them */
-    const etl_wants_hooks_fn hooks[] = { etl_registry_observer_wants_hooks, etl_procs_wants_hooks,
-                                         etl_volumes_wants_hooks };
+    /* and their hook and event ids: the pass frames no other kernel compact or event-header record */
+    const etl_wants_ids_fn ids[] = { etl_registry_observer_wants_ids, etl_procs_wants_ids,
+                                         etl_volumes_wants_ids };
     _Static_assert(sizeof wants / sizeof wants[0] == sizeof obs / sizeof obs[0], "a filter per observer");
-    _Static_assert(sizeof hooks / sizeof hooks[0] == sizeof obs / sizeof obs[0], "a filter per observer");
-    return etl_prescan_file_filtered(path, threads, d->inflate, obs, wants, hooks, sizeof obs / sizeof obs[0], err);
+    _Static_assert(sizeof ids / sizeof ids[0] == sizeof obs / sizeof obs[0], "a filter per observer");
+    return etl_prescan_file_filtered(path, threads, d->inflate, obs, wants, ids, sizeof obs / sizeof obs[0], err);
 }
 
 /* The registry's messages (manifests that do not parse, disagreeing definitions, refused

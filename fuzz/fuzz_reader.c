@@ -28,12 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size && (data[size - 1] & 2) && (cache = etl_inflate_cache_new(1u << 20))) {
         etl_options first = {.order = ETL_ORDER_FILE, .inflate_cache = cache};
         /* Bit 2: that pass skims as the pre-scan does (etl_reader_next_of), wanting the hook
-         * ids the input's first bytes spell */
-        static etl_hook_set hooks;
-        memset(&hooks, 0, sizeof hooks);
-        for (size_t i = 0; i + 1 < size && i < 16; i += 2)
-            etl_hook_set_add(&hooks, (uint16_t)(data[i] | data[i + 1] << 8));
-        const etl_hook_set *skim = (data[size - 1] & 4) ? &hooks : NULL;
+         * and event ids the input's first bytes spell */
+        static etl_id_set ids;
+        memset(&ids, 0, sizeof ids);
+        for (size_t i = 0; i + 1 < size && i < 16; i += 2) {
+            etl_id_set_add_hook(&ids, (uint16_t)(data[i] | data[i + 1] << 8));
+            etl_id_set_add_event_id(&ids, (uint16_t)(data[i + 1] | data[i] << 8));
+        }
+        const etl_id_set *skim = (data[size - 1] & 4) ? &ids : NULL;
         if (etl_reader_open_memory(data, size, &first, &r, &err) == ETL_OK) {
             etl_record rec;
             etl_error p;

@@ -29,15 +29,15 @@ static void observe_all(const etl_observer *obs, size_t n, const etl_record *rec
         obs[i].observe(obs[i].ctx, rec);
 }
 
-/* The rest of `r` to its end, every record to every observer (but the kernel's compact
- * records outside `hooks`, when given: no observer wants them); then its problem reports
+/* The rest of `r` to its end, every record to every observer (but those whose hook or event
+ * id is outside `ids`, when given: no observer wants them); then its problem reports
  * dropped (damage is the decoding pass's to report). */
-static etl_status observe_rest(etl_reader *r, const etl_hook_set *hooks, const etl_observer *obs, size_t n,
+static etl_status observe_rest(etl_reader *r, const etl_id_set *ids, const etl_observer *obs, size_t n,
                                etl_error *err)
 {
     etl_record rec;
     etl_status st;
-    while ((st = etl_reader_next_of(r, hooks, &rec, err)) == ETL_OK)
+    while ((st = etl_reader_next_of(r, ids, &rec, err)) == ETL_OK)
         observe_all(obs, n, &rec);
     etl_error p;
     while (etl_reader_next_problem(r, &p))
@@ -86,7 +86,7 @@ typedef struct second_half {
     const char *path;
     uint64_t head, split, size; /* first buffer's size; where the half begins; the file's size */
     const etl_wants_fn *wants;
-    const etl_hook_set *hooks; /* or NULL */
+    const etl_id_set *ids; /* or NULL */
     size_t n;
     bool ok;       /* read to its end without damage, every wanted record kept */
     bool any;      /* a record past the first buffer was read; the first one is at: */
@@ -159,7 +159,7 @@ static void *read_second_half(void *arg)
         etl_record rec;
         etl_status st;
         bool fine = true;
-        while ((st = etl_reader_next_of(r, h->hooks, &rec, &err)) == ETL_OK) {
+        while ((st = etl_reader_next_of(r, h->ids, &rec, &err)) == ETL_OK) {
             if (rec.buffer_offset < h->head)
                 continue; /* the first buffer: the first half's */
             if (!h->any) {
@@ -210,14 +210,14 @@ static etl_status prescan_split(etl_reader *r, second_half *h, const etl_observe
     etl_record rec;
     etl_status st = etl_reader_next(r, &rec, err);
     if (st != ETL_OK)
-        return observe_rest(r, h->hooks, obs, n, err); /* no record: the same end */
+        return observe_rest(r, h->ids, obs, n, err); /* no record: the same end */
     observe_all(obs, n, &rec);
     pthread_t t;
     if ((rec.buffer_flags & ETL_BF_COMPRESSED) || rec.buffer_offset >= h->split ||
         pthread_create(&t, NULL, read_second_half, h) != 0)
-        return observe_rest(r, h->hooks, obs, n, err); /* compressed: buffers are not where the size says */
+        return observe_rest(r, h->ids, obs, n, err); /* compressed: buffers are not where the size says */
     bool past = false;
-    while ((st = etl_reader_next_of(r, h->hooks, &rec, err)) == ETL_OK) {
+    while ((st = etl_reader_next_of(r, h->ids, &rec, err)) == ETL_OK) {
         if (rec.buffer_offset >= h->split) {
             past = true;
             break;
@@ -234,7 +234,7 @@ static etl_status prescan_split(etl_reader *r, second_half *h, const etl_observe
             ;
     } else if (past) { /* the second half does not stand for the rest: one pass reads on */
         observe_all(obs, n, &rec);
-        st = observe_rest(r, h->hooks, obs, n, err);
+        st = observe_rest(r, h->ids, obs, n, err);
     } else {
         etl_error p;
         while (etl_reader_next_problem(r, &p))
@@ -266,7 +266,7 @@ etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_infla
 
 etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inflate_cache *cache,
                                      const etl_observer *obs, const etl_wants_fn *wants,
-                                     const etl_wants_hooks_fn *hooks, size_t n, etl_error *err)
+                                     const etl_wants_ids_fn *ids, size_t n, etl_error *err)
 {
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
@@ -281,14 +281,14 @@ etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inf
     etl_status st = etl_reader_open_file(path, &opt, &r, err);
     if (st != ETL_OK)
         return st;
-    /* the kernel's compact records some observer might take; the rest are passed unframed */
-    etl_hook_set *wanted_hooks = hooks && wants ? calloc(1, sizeof *wanted_hooks) : NULL;
-    for (size_t i = 0; wanted_hooks && i < n; i++) {
-        if (!hooks[i]) { /* that observer might take any: every record is framed */
-            free(wanted_hooks);
-            wanted_hooks = NULL;
+    /* the hook and event ids some observer might take; the rest are passed unframed */
+    etl_id_set *wanted = ids && wants ? calloc(1, sizeof *wanted) : NULL;
+    for (size_t i = 0; wanted && i < n; i++) {
+        if (!ids[i]) { /* that observer might take any: every record is framed */
+            free(wanted);
+            wanted = NULL;
         } else {
-            hooks[i](wanted_hooks);
+            ids[i](wanted);
         }
     }
     second_half h;
@@ -296,22 +296,22 @@ etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inf
     if (!split && threads)
         etl_reader_start_loaders(r, threads);
     if (split)
-        h.hooks = wanted_hooks;
+        h.ids = wanted;
     if (!(n && !obs) && n <= ETL_PRESCAN_MAX_OBSERVERS)
-        st = split ? prescan_split(r, &h, obs, n, err) : observe_rest(r, wanted_hooks, obs, n, err);
+        st = split ? prescan_split(r, &h, obs, n, err) : observe_rest(r, wanted, obs, n, err);
     else
         st = etl_prescan(r, obs, n, err); /* the argument error */
     etl_reader_close(r);
-    free(wanted_hooks);
+    free(wanted);
     return st;
 }
 
 /* Only EVENT_HEADER records (EventSource chunks) and classic full headers (MetaData) can
  * carry schemas, and of those only the schema records: the registry's answer for any other
  * (an error with its message formatted) is not worth asking for per record. */
-void etl_registry_observer_wants_hooks(etl_hook_set *set)
+void etl_registry_observer_wants_ids(etl_id_set *set)
 {
-    (void)set; /* MetaData records have full headers, EventSource chunks event headers */
+    etl_id_set_add_event_id(set, etl_es_manifest_event_id());
 }
 
 bool etl_registry_observer_wants(const etl_record *rec)

@@ -619,12 +619,12 @@ bool etl_procs_wants(const etl_record *rec)
            (f == ETL_FAMILY_FULL || rec->group == GROUP_PROCESS || rec->group == GROUP_THREAD);
 }
 
-void etl_procs_wants_hooks(etl_hook_set *set)
+void etl_procs_wants_ids(etl_id_set *set)
 {
     for (unsigned type = 0; type < 256; type++)
         if (lifetime_type((uint8_t)type)) {
-            etl_hook_set_add(set, (uint16_t)(GROUP_PROCESS << 8 | type));
-            etl_hook_set_add(set, (uint16_t)(GROUP_THREAD << 8 | type));
+            etl_id_set_add_hook(set, (uint16_t)(GROUP_PROCESS << 8 | type));
+            etl_id_set_add_hook(set, (uint16_t)(GROUP_THREAD << 8 | type));
         }
 }
 

@@ -85,7 +85,7 @@ bool etl_volumes_is_mapping(const etl_record *rec)
            etl_guid_equal(&rec->provider, &CLASS_KTC_SYSCONFIG) && etl_record_is_classic(rec);
 }
 
-void etl_volumes_wants_hooks(etl_hook_set *set)
+void etl_volumes_wants_ids(etl_id_set *set)
 {
     (void)set; /* a system-family record's class is its group's, never CLASS_KTC_SYSCONFIG */
 }

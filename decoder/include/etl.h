@@ -458,30 +458,43 @@ uint8_t etl_reader_session_pointer_size(const etl_reader *r);
  * on at all (I/O failure).  Damage is not an error here: see etl_reader_next_problem. */
 etl_status etl_reader_next(etl_reader *r, etl_record *rec, etl_error *err);
 
-/* The kernel's compact records (the system family) wanted by a pass that looks at few kinds:
- * a bit per hook id (group << 8 | type), set for each hook the pass may take. */
-typedef struct etl_hook_set {
-    uint64_t bits[65536 / 64];
-} etl_hook_set;
+/* The records a pass that looks at few kinds may take, by the one number that names each of
+ * the two families most of a trace is: the kernel's compact records (the system family) by
+ * hook id (group << 8 | type), event-header records by event id.  A bit per id. */
+typedef struct etl_id_set {
+    uint64_t hooks[65536 / 64];
+    uint64_t event_ids[65536 / 64];
+} etl_id_set;
 
-static inline void etl_hook_set_add(etl_hook_set *s, uint16_t hook_id)
+static inline void etl_id_set_add_hook(etl_id_set *s, uint16_t hook_id)
 {
-    s->bits[hook_id >> 6] |= 1ull << (hook_id & 63);
+    s->hooks[hook_id >> 6] |= 1ull << (hook_id & 63);
 }
 
-static inline bool etl_hook_set_has(const etl_hook_set *s, uint16_t hook_id)
+static inline bool etl_id_set_has_hook(const etl_id_set *s, uint16_t hook_id)
 {
-    return (s->bits[hook_id >> 6] >> (hook_id & 63)) & 1;
+    return (s->hooks[hook_id >> 6] >> (hook_id & 63)) & 1;
+}
+
+static inline void etl_id_set_add_event_id(etl_id_set *s, uint16_t event_id)
+{
+    s->event_ids[event_id >> 6] |= 1ull << (event_id & 63);
+}
+
+static inline bool etl_id_set_has_event_id(const etl_id_set *s, uint16_t event_id)
+{
+    return (s->event_ids[event_id >> 6] >> (event_id & 63)) & 1;
 }
 
 /* etl_reader_next for a reader in file order (ETL_ORDER_FILE) that may pass over, unframed,
- * the system-family records whose hook id is not in `hooks` (a pre-scan for process events
- * reads a kernel trace ten times faster so).  It delivers every other record, in the same
- * order and framed the same; it may deliver some records outside the set (each buffer's first
- * and last), so the caller still filters what it gets.  Records passed over are not framed and
- * so not counted in etl_stats.  Damage reports are the same as etl_reader_next's.  In time
- * order, or with `hooks` NULL, it is etl_reader_next. */
-etl_status etl_reader_next_of(etl_reader *r, const etl_hook_set *hooks, etl_record *rec, etl_error *err);
+ * the system-family records whose hook id and the event-header records whose event id is not
+ * in `ids` (a pre-scan for process events reads a kernel trace ten times faster so).  It
+ * delivers every other record, in the same order and framed the same; it may deliver some
+ * records outside the set (each buffer's first and last), so the caller still filters what it
+ * gets.  Records passed over are not framed and so not counted in etl_stats.  Damage reports
+ * are the same as etl_reader_next's.  In time order, or with `ids` NULL, it is
+ * etl_reader_next. */
+etl_status etl_reader_next_of(etl_reader *r, const etl_id_set *ids, etl_record *rec, etl_error *err);
 
 /* Pop the oldest queued damage report; false when none is queued.  Reports become available as
  * the records around the damage are delivered: damage found while opening (impossible buffer

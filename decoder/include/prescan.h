@@ -47,12 +47,12 @@ typedef struct etl_observer {
  * file's, their positions that view's). */
 typedef bool (*etl_wants_fn)(const etl_record *rec);
 
-/* The same filter for the kernel's compact records (the system family, most of a kernel
- * trace), by their hook id alone: adds to `set` every hook id (group << 8 | type) of a
- * system-family record the observer's etl_wants_fn might take.  The pass then moves past the
- * others unframed (etl_reader_next_of).  Must agree with the etl_wants_fn: a hook left out is
- * a record that observer never sees (tests/unit/test_prescan.c holds each pair to it). */
-typedef void (*etl_wants_hooks_fn)(etl_hook_set *set);
+/* The same filter by the one number that names most records: adds to `set` every hook id
+ * (group << 8 | type) of a kernel compact record (the system family) and every event id of an
+ * event-header record the observer's etl_wants_fn might take.  The pass then moves past the
+ * others unframed (etl_reader_next_of).  Must agree with the etl_wants_fn: an id left out is a
+ * record that observer never sees (tests/unit/test_prescan.c holds each pair to it). */
+typedef void (*etl_wants_ids_fn)(etl_id_set *set);
 
 /* Observers of one pass: more is a caller's mistake (ETL_ERR_ARG). */
 #define ETL_PRESCAN_MAX_OBSERVERS 32u
@@ -69,8 +69,8 @@ etl_status etl_prescan_file_threads(const char *path, unsigned threads, const et
  * file with that cache then takes the buffers this pass inflated instead of inflating them. */
 etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_inflate_cache *cache, const etl_observer *obs,
                                    size_t n, etl_error *err);
-/* The same, told what each observer wants (wants[i] obs[i]'s filter, hooks[i] its filter of
- * the kernel's compact records; `hooks` may be NULL, and then every record is framed).  With threads, a large
+/* The same, told what each observer wants (wants[i] obs[i]'s filter, ids[i] its filter by
+ * hook and event id; `ids` may be NULL, and then every record is framed).  With threads, a large
  * uncompressed file is then read in two halves at once: a thread of its own reads the second
  * half (through a view of the file that is its first buffer, the logfile header's, then that
  * half) and keeps copies of the records some observer wants, while the calling thread reads
@@ -80,7 +80,7 @@ etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_infla
  * copies stay within a bound; else the first half's reader goes on alone. */
 etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inflate_cache *cache,
                                      const etl_observer *obs, const etl_wants_fn *wants,
-                                     const etl_wants_hooks_fn *hooks, size_t n, etl_error *err);
+                                     const etl_wants_ids_fn *ids, size_t n, etl_error *err);
 
 /* The registry as an observer: the schemas the trace carries (etl_registry_observe, refusals
  * reported through the registry's report function). */
@@ -91,12 +91,13 @@ etl_observer etl_registry_observer_of(struct etl_registry *s, uint32_t trace);
 etl_observer etl_registry_observer(struct etl_registry *s);
 /* Its filter: the schema records (MetaData, EventSource manifest chunks). */
 bool etl_registry_observer_wants(const etl_record *rec);
-/* Its filter of the kernel's compact records: none carries a schema. */
-void etl_registry_observer_wants_hooks(etl_hook_set *set);
+/* Its filter by id: EventSource manifest chunks' event id (no kernel compact record carries a
+ * schema; MetaData records have full headers). */
+void etl_registry_observer_wants_ids(etl_id_set *set);
 /* The process table as an observer: process and thread lifetimes (etl_procs_observe). */
 etl_observer etl_procs_observer(struct etl_procs *p);
-/* Its filters are etl_procs_wants and etl_procs_wants_hooks (procs.h); the volume table's,
- * etl_volumes_is_mapping and etl_volumes_wants_hooks (volumes.h). */
+/* Its filters are etl_procs_wants and etl_procs_wants_ids (procs.h); the volume table's,
+ * etl_volumes_is_mapping and etl_volumes_wants_ids (volumes.h). */
 
 #ifdef __cplusplus
 }

@@ -116,9 +116,9 @@ void etl_procs_observe(etl_procs *p, const etl_record *rec);
 /* Could etl_procs_observe take it?  False for what it passes over (most records); reads only
  * the record (any thread: the pre-scan's etl_observer.wants). */
 bool etl_procs_wants(const etl_record *rec);
-/* The hook ids of the kernel's compact records it might take (etl_wants_hooks_fn, prescan.h):
- * the Process and Thread groups' lifetime types. */
-void etl_procs_wants_hooks(etl_hook_set *set);
+/* The ids of the records it might take (etl_wants_ids_fn, prescan.h): the Process and Thread
+ * groups' lifetime types among the kernel's compact records; no event-header record. */
+void etl_procs_wants_ids(etl_id_set *set);
 /* A whole trace before lookups: etl_prescan (prescan.h) with etl_procs_observer. */
 
 typedef struct etl_proc_info {

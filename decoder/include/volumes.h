@@ -36,9 +36,9 @@ void etl_volumes_free(etl_volumes *v);
 
 /* Is this record a volume mapping event (what a written subset keeps, keep.h)? */
 bool etl_volumes_is_mapping(const etl_record *rec);
-/* The hook ids of the kernel's compact records that are mappings (etl_wants_hooks_fn,
- * prescan.h): none, the mappings come with a full header (KernelTraceControl's class). */
-void etl_volumes_wants_hooks(etl_hook_set *set);
+/* The ids of the records that are mappings (etl_wants_ids_fn, prescan.h): none, the mappings
+ * come with a full header (KernelTraceControl's class). */
+void etl_volumes_wants_ids(etl_id_set *set);
 
 /* Take a record if it is a volume mapping (anything else is passed over cheaply). */
 void etl_volumes_observe(etl_volumes *v, const etl_record *rec);

@@ -844,28 +844,36 @@ deliver:
     return ETL_OK;
 }
 
-/* A buffer's records from `i` on that no hook set wants: the first wanted one, or `last`. */
-static uint32_t pass_unwanted(const etl_buffer *b, uint32_t i, uint32_t last, const etl_hook_set *hooks)
+/* A buffer's records from `i` on that `ids` leaves out: the first it may want, or `last`.
+ * A record too short for the id is not passed (the peek that indexed it checked its size). */
+static uint32_t pass_unwanted(const etl_buffer *b, uint32_t i, uint32_t last, const etl_id_set *ids)
 {
     for (; i < last; i++) {
         const etl_index_entry *e = &b->index[i];
-        if (etl_header_family(e->header_type) != ETL_FAMILY_SYSTEM ||
-            etl_hook_set_has(hooks, etl_ld16(b->data + e->offset + SYSTEM_TRACE_HEADER_OFF_HOOK_ID)))
-            break; /* the peek checked that the record holds its header */
+        const uint8_t *d = b->data + e->offset;
+        etl_family f = etl_header_family(e->header_type);
+        if (f == ETL_FAMILY_SYSTEM) {
+            if (e->size < SYSTEM_TRACE_HEADER_OFF_HOOK_ID + 2 ||
+                etl_id_set_has_hook(ids, etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_HOOK_ID)))
+                break;
+        } else if (f != ETL_FAMILY_EVENT || e->size < EVENT_HEADER_SIZE ||
+                   etl_id_set_has_event_id(ids, etl_ld16(d + EVENT_HEADER_OFF_ID))) {
+            break;
+        }
     }
     return i;
 }
 
-etl_status etl_reader_next_of(etl_reader *r, const etl_hook_set *hooks, etl_record *rec, etl_error *err)
+etl_status etl_reader_next_of(etl_reader *r, const etl_id_set *ids, etl_record *rec, etl_error *err)
 {
     /* in file order the window is one buffer (etl_reader_open_io), a tournament of one leaf:
      * move its head past what nobody wants, leaving its last record for etl_reader_next to
      * deliver, so that the buffer's end and the release of the buffer stay its business */
-    if (r && hooks && r->opt.order == ETL_ORDER_FILE && r->small && r->nheap == 1 && !r->release) {
+    if (r && ids && r->opt.order == ETL_ORDER_FILE && r->small && r->nheap == 1 && !r->release) {
         etl_buffer *b = r->heap[0].b;
         uint32_t i = b->sorted || !b->order ? b->next : UINT32_MAX;
         if (i < b->count) {
-            uint32_t to = pass_unwanted(b, i, b->count - 1, hooks);
+            uint32_t to = pass_unwanted(b, i, b->count - 1, ids);
             if (to != i) {
                 b->next = to;
                 r->heap[0].ts = head_ts(b);

@@ -71,6 +71,11 @@ bool etl_es_is_manifest_chunk(const etl_record *rec)
            rec->event_id == ES_MANIFEST_EVENT_ID && rec->opcode == ES_MANIFEST_OPCODE && rec->task == ES_MANIFEST_TASK;
 }
 
+uint16_t etl_es_manifest_event_id(void)
+{
+    return ES_MANIFEST_EVENT_ID;
+}
+
 etl_status etl_es_add(etl_es_collector *c, const etl_record *rec, etl_manifest **done, etl_error *err)
 {
     *done = NULL;

@@ -28,6 +28,8 @@ void etl_es_collector_free(etl_es_collector *c);
 
 /* True for an EventSource manifest chunk event (descriptor id 0xFFFE, opcode 0xFE, task 0xFFFE). */
 bool etl_es_is_manifest_chunk(const etl_record *rec);
+/* The event id of those chunks: a pass that skims by event id keeps it (etl_id_set). */
+uint16_t etl_es_manifest_event_id(void);
 
 /* Take one chunk.  Returns ETL_OK when taken (*done set to a new complete manifest, owned by
  * the caller, when this chunk completed one that had not been seen before; else NULL),

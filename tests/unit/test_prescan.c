@@ -99,16 +99,16 @@ static void test_capture(const char *dir, const char *file)
 
 /* ---- passing the kernel's compact records unframed (etl_reader_next_of) ------------------- */
 
-/* etldump's observers' filters, in pairs: what each takes of a record, and of the kernel's
- * compact records by hook id. */
+/* etldump's observers' filters, in pairs: what each takes of a record, and which hook and
+ * event ids. */
 static const struct {
     const char *name;
     etl_wants_fn wants;
-    etl_wants_hooks_fn hooks;
+    etl_wants_ids_fn ids;
 } FILTERS[] = {
-    { "registry", etl_registry_observer_wants, etl_registry_observer_wants_hooks },
-    { "procs", etl_procs_wants, etl_procs_wants_hooks },
-    { "volumes", etl_volumes_is_mapping, etl_volumes_wants_hooks },
+    { "registry", etl_registry_observer_wants, etl_registry_observer_wants_ids },
+    { "procs", etl_procs_wants, etl_procs_wants_ids },
+    { "volumes", etl_volumes_is_mapping, etl_volumes_wants_ids },
 };
 
 static bool any_wants(const etl_record *rec)
@@ -119,18 +119,19 @@ static bool any_wants(const etl_record *rec)
     return false;
 }
 
-/* Every system-family header type and every hook id, framed from bytes as the reader frames
- * them: each filter's hook set holds every hook its record filter might take. */
-static void test_hooks_agree(void)
+/* Every system-family header type and every hook id, and every event id of an event-header
+ * record, framed from bytes as the reader frames them: each filter's id set holds every id its
+ * record filter might take. */
+static void test_ids_agree(void)
 {
     static const uint8_t types[] = { ETL_HT_SYSTEM32, ETL_HT_SYSTEM64, ETL_HT_COMPACT32,
                                      ETL_HT_COMPACT64, ETL_HT_PERFINFO32, ETL_HT_PERFINFO64 };
     for (size_t f = 0; f < G_N_ELEMENTS(FILTERS); f++) {
-        etl_hook_set *set = g_new0(etl_hook_set, 1);
-        FILTERS[f].hooks(set);
+        etl_id_set *set = g_new0(etl_id_set, 1);
+        FILTERS[f].ids(set);
         unsigned taken = 0, in_set = 0, missed = 0;
         for (unsigned hook = 0; hook < 65536; hook++)
-            in_set += etl_hook_set_has(set, (uint16_t)hook);
+            in_set += etl_id_set_has_hook(set, (uint16_t)hook);
         for (size_t t = 0; t < G_N_ELEMENTS(types); t++) {
             for (unsigned hook = 0; hook < 65536; hook++) {
                 uint8_t b[0x28] = {0};
@@ -148,28 +149,67 @@ static void test_hooks_agree(void)
                 CHECK_EQ_U(rec.hook_id, hook);
                 if (FILTERS[f].wants(&rec)) {
                     taken++;
-                    missed += !etl_hook_set_has(set, (uint16_t)hook);
+                    missed += !etl_id_set_has_hook(set, (uint16_t)hook);
                 }
             }
         }
-        printf("filter %-8s takes %u of the system family's framings; its hook set holds %u hook ids\n",
+        printf("filter %-8s takes %u of the system family's framings; its set holds %u hook ids\n",
+               FILTERS[f].name, taken, in_set);
+        CHECK_EQ_U(missed, 0);
+        /* event-header records, every event id, as an EventSource manifest chunk would carry
+         * it (opcode 0xFE, task 0xFFFE) and as any other event */
+        taken = missed = in_set = 0;
+        for (unsigned id = 0; id < 65536; id++)
+            in_set += etl_id_set_has_event_id(set, (uint16_t)id);
+        for (int chunk = 0; chunk < 2; chunk++) {
+            for (unsigned id = 0; id < 65536; id++) {
+                uint8_t b[0x58] = {0};
+                b[0] = sizeof b;
+                b[2] = ETL_HT_EVENT_HEADER64;
+                b[3] = 0xC0;
+                b[0x28] = (uint8_t)id;
+                b[0x29] = (uint8_t)(id >> 8);
+                if (chunk) {
+                    b[0x2D] = 0xFE;
+                    b[0x2E] = 0xFE; /* task 0xFFFE */
+                    b[0x2F] = 0xFF;
+                }
+                etl_record rec;
+                uint32_t stride;
+                etl_error err;
+                memset(&rec, 0, sizeof rec);
+                CHECK_EQ_U(etl_frame_record(b, sizeof b, 8, &rec, &stride, &err), ETL_OK);
+                CHECK_EQ_U(rec.event_id, id);
+                if (FILTERS[f].wants(&rec)) {
+                    taken++;
+                    missed += !etl_id_set_has_event_id(set, (uint16_t)id);
+                }
+            }
+        }
+        printf("filter %-8s takes %u of the event-header framings; its set holds %u event ids\n",
                FILTERS[f].name, taken, in_set);
         CHECK_EQ_U(missed, 0);
         g_free(set);
     }
     /* the process table's: Process/Start and Thread/DCStart in, Thread/CSwitch out */
-    etl_hook_set *procs = g_new0(etl_hook_set, 1);
-    etl_procs_wants_hooks(procs);
-    CHECK(etl_hook_set_has(procs, 0x0301));
-    CHECK(etl_hook_set_has(procs, 0x0503));
-    CHECK(!etl_hook_set_has(procs, 0x0524));
-    CHECK(!etl_hook_set_has(procs, 0x0F2E)); /* PerfInfo/SampleProf */
+    etl_id_set *procs = g_new0(etl_id_set, 1);
+    etl_procs_wants_ids(procs);
+    CHECK(etl_id_set_has_hook(procs, 0x0301));
+    CHECK(etl_id_set_has_hook(procs, 0x0503));
+    CHECK(!etl_id_set_has_hook(procs, 0x0524));
+    CHECK(!etl_id_set_has_hook(procs, 0x0F2E)); /* PerfInfo/SampleProf */
     g_free(procs);
+    /* the registry's: the EventSource manifest chunks' event id, and it takes one */
+    etl_id_set *reg = g_new0(etl_id_set, 1);
+    etl_registry_observer_wants_ids(reg);
+    CHECK(etl_id_set_has_event_id(reg, 0xFFFE));
+    CHECK(!etl_id_set_has_event_id(reg, 1));
+    g_free(reg);
 }
 
-/* The positions of the records some filter takes, read through etl_reader_next (hooks NULL)
+/* The positions of the records some filter takes, read through etl_reader_next (ids NULL)
  * or etl_reader_next_of; *delivered counts what the reader handed out. */
-static GArray *wanted_positions(const char *path, const etl_hook_set *hooks, uint64_t *delivered)
+static GArray *wanted_positions(const char *path, const etl_id_set *ids, uint64_t *delivered)
 {
     GArray *a = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     *delivered = 0;
@@ -180,7 +220,7 @@ static GArray *wanted_positions(const char *path, const etl_hook_set *hooks, uin
     if (etl_reader_open_file(path, &opt, &r, &err) != ETL_OK)
         return a;
     etl_record rec;
-    while ((hooks ? etl_reader_next_of(r, hooks, &rec, &err) : etl_reader_next(r, &rec, &err)) == ETL_OK) {
+    while ((ids ? etl_reader_next_of(r, ids, &rec, &err) : etl_reader_next(r, &rec, &err)) == ETL_OK) {
         (*delivered)++;
         if (any_wants(&rec))
             g_array_append_val(a, rec.position);
@@ -201,9 +241,9 @@ static uint64_t passed_total, framed_total;
  * positions, and the same damage reports. */
 static void check_next_of(const char *path)
 {
-    etl_hook_set *set = g_new0(etl_hook_set, 1);
+    etl_id_set *set = g_new0(etl_id_set, 1);
     for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++)
-        FILTERS[i].hooks(set);
+        FILTERS[i].ids(set);
     uint64_t all, some;
     GArray *every = wanted_positions(path, NULL, &all), *skim = wanted_positions(path, set, &some);
     CHECK_EQ_U(skim->len, every->len);
@@ -317,7 +357,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_prescan CAPTURES\n");
         return 2;
     }
-    test_hooks_agree();
+    test_ids_agree();
     test_arguments(argv[1]);
     test_damage(argv[1]);
     test_corpus(argv[1]);
