@@ -247,7 +247,9 @@ static void check_next_of(const char *path)
     uint64_t all, some;
     GArray *every = wanted_positions(path, NULL, &all), *skim = wanted_positions(path, set, &some);
     CHECK_EQ_U(skim->len, every->len);
-    CHECK(memcmp(skim->data, every->data, MIN(skim->len, every->len) * sizeof(uint64_t)) == 0);
+    /* none for a file that does not open (the empty capture): no array memory to compare */
+    if (skim->len && every->len)
+        CHECK(memcmp(skim->data, every->data, MIN(skim->len, every->len) * sizeof(uint64_t)) == 0);
     CHECK(some <= all);
     passed_total += all - some;
     framed_total += all;
