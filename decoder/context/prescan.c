@@ -292,28 +292,31 @@ etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inf
         }
     }
     second_half h;
-    bool split = !(n && !obs) && n <= ETL_PRESCAN_MAX_OBSERVERS && split_worth(path, threads, r, wants, n, &h);
+    bool args_ok = !(n && !obs) && n <= ETL_PRESCAN_MAX_OBSERVERS;
+    bool split = args_ok && split_worth(path, threads, r, wants, n, &h);
     if (!split && threads)
         etl_reader_start_loaders(r, threads);
     if (split)
         h.ids = wanted;
-    if (!(n && !obs) && n <= ETL_PRESCAN_MAX_OBSERVERS)
-        st = split ? prescan_split(r, &h, obs, n, err) : observe_rest(r, wanted, obs, n, err);
-    else
+    if (!args_ok)
         st = etl_prescan(r, obs, n, err); /* the argument error */
+    else
+        st = split ? prescan_split(r, &h, obs, n, err) : observe_rest(r, wanted, obs, n, err);
     etl_reader_close(r);
     free(wanted);
     return st;
 }
 
-/* Only EVENT_HEADER records (EventSource chunks) and classic full headers (MetaData) can
- * carry schemas, and of those only the schema records: the registry's answer for any other
- * (an error with its message formatted) is not worth asking for per record. */
+/* EventSource chunks are the only event-header records that carry schemas; MetaData records
+ * have full headers, which are not passed by id. */
 void etl_registry_observer_wants_ids(etl_id_set *set)
 {
     etl_id_set_add_event_id(set, etl_es_manifest_event_id());
 }
 
+/* Only EVENT_HEADER records (EventSource chunks) and classic full headers (MetaData) can
+ * carry schemas, and of those only the schema records: the registry's answer for any other
+ * (an error with its message formatted) is not worth asking for per record. */
 bool etl_registry_observer_wants(const etl_record *rec)
 {
     switch (rec->header_type) {
