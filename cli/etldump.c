@@ -164,11 +164,44 @@ done:
 
 #define JSON_SAFE_INT (1ULL << 53) /* integers beyond this lose precision in a double */
 
-/* Scratch for converted text (value_text) and rendered text (value_out): big enough for any
- * value of a record (< 64 KiB).  Every formatting scratch is the thread's own (--threads:
- * parallel.h). */
-static _Thread_local char value_text[ETL_VALUE_TEXT_CAP(65536)];
-static _Thread_local char value_out[ETL_VALUE_TEXT_CAP(65536)];
+/* The keys of a schema's steps in JSON form ("key":), side by side in one table per schema, for
+ * the scalar runs: a key is then one fixed 32-byte copy from memory the schema's records keep
+ * warm, instead of a lookup in the writer's memo (whose slots are spread by hash).  The keys
+ * are the decoder's (etl_fields_step_key); a key longer than KEY_PLAN_TEXT or needing escapes
+ * has no entry and goes through field_key's memo.  Per thread, direct-mapped by the schema's
+ * arena index, the entries in an arena that starts over when full (a schema stays in the
+ * decoder's cache for the decoder's life, so its address and index name it). */
+#define KEY_PLAN_TEXT 31u
+#define KEY_PLAN_SLOTS 256u
+#define KEY_PLAN_ARENA 8192u /* entries: 256 KiB */
+typedef struct key_entry {
+    char text[KEY_PLAN_TEXT]; /* "key": */
+    uint8_t len;              /* 0: no entry */
+} key_entry;
+typedef struct key_plan {
+    const etl_schema *schema;
+    uint32_t at; /* the first step's entry in the arena */
+} key_plan;
+typedef struct key_plans {
+    key_plan slot[KEY_PLAN_SLOTS];
+    uint32_t used;
+    key_entry arena[KEY_PLAN_ARENA];
+} key_plans;
+
+/* A formatting thread's scratch: converted text (value_text) and rendered text (value_out),
+ * big enough for any value of a record (< 64 KiB), a record's message text and the thread's
+ * key plans.  Every formatting scratch is the thread's own (--threads: parallel.h).  This one
+ * is on the heap, made once per formatting thread (par_new, read_trace): as thread storage
+ * its 0.7 MiB were zeroed at every thread's start, pages most runs never touch, and calloc's
+ * fresh pages are touched only where used. */
+typedef struct fmt_scratch {
+    char value_text[ETL_VALUE_TEXT_CAP(65536)];
+    char value_out[ETL_VALUE_TEXT_CAP(65536)];
+    char message_text[65536];
+    key_plans kp;
+} fmt_scratch;
+/* The formatting thread's scratch, set before it formats a record (format_slot, read_trace). */
+static _Thread_local fmt_scratch *scratch;
 
 /* Room a value takes in a run after its key (write_value): a number, a hex integer or a short
  * string with its quotes. */
@@ -190,10 +223,10 @@ static void write_value(json_out *j, const etl_item *it, const json_key_memo *ke
 {
     etl_value v;
     size_t n;
-    etl_value_decode(it, &v, value_text, sizeof value_text);
-    if (it->map && etl_value_map_text(it, &v, value_out, sizeof value_out, &n)) {
+    etl_value_decode(it, &v, scratch->value_text, sizeof scratch->value_text);
+    if (it->map && etl_value_map_text(it, &v, scratch->value_out, sizeof scratch->value_out, &n)) {
         value_key(j, key);
-        json_string_n(j, value_out, n); /* the value's names in its value map or bit map */
+        json_string_n(j, scratch->value_out, n); /* the value's names in its value map or bit map */
         return;
     }
     write_decoded(j, &v, key);
@@ -203,8 +236,8 @@ static void write_value(json_out *j, const etl_item *it, const json_key_memo *ke
 static void write_decoded(json_out *j, const etl_value *vp, const json_key_memo *key)
 {
     const etl_value v = *vp;
-    char *t = value_out, *p;
-    const size_t tcap = sizeof value_out;
+    char *t = scratch->value_out, *p;
+    const size_t tcap = sizeof scratch->value_out;
     size_t n;
     switch (v.kind) {
     case ETL_VALUE_INT:
@@ -307,29 +340,6 @@ static const json_key_memo *field_key_new(json_out *j, const etl_item *it, uint3
 /* Scalars handed out at most per call of etl_fields_next_scalars (fields.h). */
 #define SCALAR_RUN_MAX 32u
 
-/* The keys of a schema's steps in JSON form ("key":), side by side in one table per schema, for
- * the scalar runs: a key is then one fixed 32-byte copy from memory the schema's records keep
- * warm, instead of a lookup in the writer's memo (whose slots are spread by hash).  The keys
- * are the decoder's (etl_fields_step_key); a key longer than KEY_PLAN_TEXT or needing escapes
- * has no entry and goes through field_key's memo.  Per thread, direct-mapped by the schema's
- * arena index, the entries in an arena that starts over when full (a schema stays in the
- * decoder's cache for the decoder's life, so its address and index name it). */
-#define KEY_PLAN_TEXT 31u
-#define KEY_PLAN_SLOTS 256u
-#define KEY_PLAN_ARENA 8192u /* entries: 256 KiB */
-typedef struct key_entry {
-    char text[KEY_PLAN_TEXT]; /* "key": */
-    uint8_t len;              /* 0: no entry */
-} key_entry;
-typedef struct key_plan {
-    const etl_schema *schema;
-    uint32_t at; /* the first step's entry in the arena */
-} key_plan;
-typedef struct key_plans {
-    key_plan slot[KEY_PLAN_SLOTS];
-    uint32_t used;
-    key_entry arena[KEY_PLAN_ARENA];
-} key_plans;
 
 /* The entries of f's schema's steps (NULL when the schema has too many steps). */
 static const key_entry *key_plan_build(key_plans *kp, key_plan *pl, const etl_fields *f)
@@ -363,14 +373,14 @@ static const key_entry *key_plan_build(key_plans *kp, key_plan *pl, const etl_fi
 
 JSON_INLINE const key_entry *key_plan_of(const etl_fields *f)
 {
-    static _Thread_local key_plans kp;
+    key_plans *kp = &scratch->kp;
     const etl_schema *s = f->schema;
     if (s->index == UINT32_MAX)
         return NULL;
-    key_plan *pl = &kp.slot[s->index % KEY_PLAN_SLOTS];
+    key_plan *pl = &kp->slot[s->index % KEY_PLAN_SLOTS];
     if (pl->schema == s)
-        return &kp.arena[pl->at];
-    return key_plan_build(&kp, pl, f);
+        return &kp->arena[pl->at];
+    return key_plan_build(kp, pl, f);
 }
 
 /* Does a scalar go as a JSON number (fields.h: its text is the number's)?  All but those beyond
@@ -565,7 +575,7 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
         json_key(j, "dos_paths");
         json_begin_object(j);
         for (unsigned i = 0; i < n_dos; i++) /* value_text is free again: the key of a duplicate goes there */
-            json_key_string(j, etl_item_key(&with_dos[i], value_text, sizeof value_text), dos[i]);
+            json_key_string(j, etl_item_key(&with_dos[i], scratch->value_text, sizeof scratch->value_text), dos[i]);
         json_end_object(j);
     }
     if (have_hole) {
@@ -634,7 +644,6 @@ typedef struct decode_ctx {
     bool missing_overflow;
 } decode_ctx;
 
-static _Thread_local char message_text[65536];
 static _Thread_local etl_message_scratch message_scratch;
 
 /* Where etldump's manifest path is set: added to the decoder's one "no schema" wording
@@ -837,9 +846,10 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
         key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
     }
     if (res->has_message) {
-        size_t n = etl_decoder_message_in(d->dec, r, res, &message_scratch, message_text, sizeof message_text);
+        size_t n = etl_decoder_message_in(d->dec, r, res, &message_scratch, scratch->message_text,
+                                          sizeof scratch->message_text);
         json_key(j, "message");
-        json_string_n(j, message_text, n);
+        json_string_n(j, scratch->message_text, n);
     }
     if (res->older_version) {
         json_key_u64(j, "schema_version", res->schema_version);
@@ -1564,9 +1574,10 @@ typedef struct format_ctx {
     bool payload;
 } format_ctx;
 
-static void format_slot(void *ctx, json_out *j, par_slot *s)
+static void format_slot(void *ctx, json_out *j, par_slot *s, void *thread_scratch)
 {
     const format_ctx *f = ctx;
+    scratch = thread_scratch;
     write_record(j, s, f->payload, f->d);
 }
 
@@ -1619,7 +1630,12 @@ static int read_trace(const etldump_options *o)
      * main thread reads, prepares each record (prepare_record) and writes the batches in order. */
     format_ctx fctx = {&dctx, o->payload};
     par *pool = NULL;
-    if (decode && o->threads > 1 && !(pool = par_new(o->threads - 1, stdout, format_slot, &fctx))) {
+    fmt_scratch *own_scratch = NULL; /* with one thread: the main thread formats every record */
+    if (decode && o->threads > 1)
+        pool = par_new(o->threads - 1, stdout, format_slot, &fctx, sizeof(fmt_scratch));
+    else if (decode)
+        scratch = own_scratch = calloc(1, sizeof *own_scratch);
+    if (decode && !pool && !own_scratch) {
         fprintf(stderr, "etldump: out of memory\n");
         decode_free(&dctx);
         etl_reader_close(r);
@@ -1696,6 +1712,8 @@ static int read_trace(const etldump_options *o)
     free(dm.reasons);
     if (decode)
         decode_free(&dctx);
+    free(own_scratch);
+    scratch = NULL;
     etl_reader_close(r);
     etl_inflate_cache_free(dctx.inflate); /* after the reader: its loaders use it */
     return rc;

@@ -61,6 +61,7 @@ struct par {
     worker_arg args[PAR_MAX_WORKERS];
     unsigned started;
     json_out **jo; /* one writer per worker, and the last one the main thread's */
+    void **scratch; /* the same for the format function's scratch (calloc: pages never used are never touched) */
     char **spare;  /* text buffers written out, for the next ones kept (under mu) */
     unsigned nspare, spare_cap;
     unsigned nmade; /* buffers text_buffer allocated; with the writers' stores, all there are */
@@ -193,15 +194,15 @@ static char *text_sink(void *ctx, char *buf, size_t len)
     return next;
 }
 
-/* Format batch b with j, then mark it done and write out what is ready. */
-static void format_batch(par *p, json_out *j, batch *b)
+/* Format batch b with j and scratch, then mark it done and write out what is ready. */
+static void format_batch(par *p, json_out *j, void *scratch, batch *b)
 {
     j->sink = text_sink;
     j->sink_ctx = b;
     j->len = 0;
     j->depth = 0;
     for (unsigned i = 0; i < b->n; i++)
-        p->format(p->ctx, j, &b->slots[i]);
+        p->format(p->ctx, j, &b->slots[i], scratch);
     json_flush(j);
     pthread_mutex_lock(&p->mu);
     b->done = true;
@@ -223,7 +224,7 @@ static void *worker(void *arg)
             break;
         batch *b = &p->ring[p->taken++ % p->nbatches];
         pthread_mutex_unlock(&p->mu);
-        format_batch(p, j, b);
+        format_batch(p, j, p->scratch[w->index], b);
         pthread_mutex_lock(&p->mu);
     }
     pthread_mutex_unlock(&p->mu);
@@ -238,7 +239,7 @@ static bool help(par *p)
         return false;
     batch *b = &p->ring[p->taken++ % p->nbatches];
     pthread_mutex_unlock(&p->mu);
-    format_batch(p, p->jo[p->workers], b);
+    format_batch(p, p->jo[p->workers], p->scratch[p->workers], b);
     pthread_mutex_lock(&p->mu);
     return true;
 }
@@ -314,6 +315,9 @@ static void par_free(par *p)
     for (unsigned i = 0; p->jo && i <= p->workers; i++)
         free(p->jo[i]);
     free(p->jo);
+    for (unsigned i = 0; p->scratch && i <= p->workers; i++)
+        free(p->scratch[i]);
+    free(p->scratch);
     free(p->ring);
     free(p->threads);
     pthread_cond_destroy(&p->work);
@@ -322,7 +326,7 @@ static void par_free(par *p)
     free(p);
 }
 
-par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
+par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx, size_t scratch_size)
 {
     if (workers < 1 || workers > PAR_MAX_WORKERS)
         return NULL;
@@ -339,12 +343,13 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx)
     p->nbatches = 2 * (workers + 1); /* the main thread formats too */
     p->threads = calloc(workers, sizeof *p->threads);
     p->jo = calloc(workers + 1, sizeof *p->jo);
+    p->scratch = calloc(workers + 1, sizeof *p->scratch);
     p->ring = calloc(p->nbatches, sizeof *p->ring);
     p->spare_cap = 2 * (workers + 1) + 16;
     p->spare = malloc(p->spare_cap * sizeof *p->spare);
-    bool ok = p->threads && p->jo && p->ring && p->spare;
+    bool ok = p->threads && p->jo && p->scratch && p->ring && p->spare;
     for (unsigned i = 0; ok && i <= workers; i++) {
-        ok = (p->jo[i] = malloc(sizeof *p->jo[i])) != NULL;
+        ok = (p->jo[i] = malloc(sizeof *p->jo[i])) != NULL && (!scratch_size || (p->scratch[i] = calloc(1, scratch_size)));
         if (ok)
             json_init(p->jo[i], out);
     }

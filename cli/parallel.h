@@ -50,13 +50,16 @@ typedef struct par_slot {
     bool has_stack;
 } par_slot;
 
-/* Format one slot into j (a worker thread: read only shared state; the slot is its own). */
-typedef void (*par_format_fn)(void *ctx, json_out *j, par_slot *s);
+/* Format one slot into j (a worker thread: read only shared state; the slot is its own), with
+ * the formatting thread's own scratch (par_new's scratch_size bytes, zeroed when made). */
+typedef void (*par_format_fn)(void *ctx, json_out *j, par_slot *s, void *scratch);
 
 typedef struct par par;
 
-/* N >= 1 worker threads besides the calling one, writing to out; NULL when out of memory or no thread could start. */
-par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx);
+/* N >= 1 worker threads besides the calling one, writing to out, each formatting thread (the
+ * calling one too, when it helps) with scratch_size bytes of scratch of its own (0: none); NULL
+ * when out of memory or no thread could start. */
+par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx, size_t scratch_size);
 /* Where the next record view may be read (etl_reader_next) so that par_add need not copy its
  * header: the free end of the batch being filled, room for a whole etl_record. */
 etl_record *par_view(par *p);

@@ -11,7 +11,10 @@
  *     extended item's data running past the record's end is copied, not read past the copy;
  *   - a view read in place (par_view, as etldump's reader fills it) gives the same, across
  *     full batches (its view then moves to the next one) and records larger than a batch;
+ *   - every formatting thread (a worker, or the main thread when it helps) gets a scratch of
+ *     its own, of the size asked for and zeroed when made, the same one on every call;
  *   - the output is the one a direct, one-thread formatting of the same records gives. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,11 +41,44 @@ static uint8_t byte_of(unsigned i, size_t k)
     return (uint8_t)(i * 131 + k * 7 + (k >> 8));
 }
 
+/* A formatting thread's scratch, as the test asks par_new for it: zeroed when made, then
+ * marked by the thread that uses it first; its last bytes show its size was what was asked. */
+typedef struct test_scratch {
+    pthread_t owner;
+    unsigned uses;
+    unsigned char tail[4096];
+} test_scratch;
+static pthread_mutex_t scratch_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned scratch_misuse;
+
+static void use_scratch(test_scratch *t)
+{
+    bool own = true, zero = true;
+    if (t->uses == 0) {
+        for (size_t k = 0; k < sizeof t->tail; k++)
+            zero &= t->tail[k] == 0;
+        t->owner = pthread_self();
+        memset(t->tail, 0xA5, sizeof t->tail);
+    } else {
+        own = pthread_equal(t->owner, pthread_self()) && t->tail[sizeof t->tail - 1] == 0xA5;
+    }
+    t->uses++;
+    if (!own || !zero) {
+        pthread_mutex_lock(&scratch_mu);
+        scratch_misuse++;
+        pthread_mutex_unlock(&scratch_mu);
+    }
+}
+
 /* What a worker writes for a slot: the record's facts and a digest of every byte it reads
  * through the copy's pointers. */
-static void format(void *ctx, json_out *j, par_slot *s)
+static void format(void *ctx, json_out *j, par_slot *s, void *scratch)
 {
     (void)ctx;
+    if (scratch)
+        use_scratch(scratch);
+    else
+        scratch_misuse += ctx != NULL; /* the direct formatting has none; par must give one */
     const etl_record *r = s->r;
     uint64_t h = 1469598103934665603ULL;
     for (size_t k = 0; k < r->size; k++)
@@ -116,7 +152,8 @@ static char *run(unsigned workers, bool in_place, size_t *len)
     static uint8_t buf[3u << 20];
     static uint8_t pmc[16];
     static json_out direct;
-    par *p = workers ? par_new(workers, f, format, NULL) : NULL;
+    static int with_par; /* a non-NULL context: format then expects a scratch */
+    par *p = workers ? par_new(workers, f, format, &with_par, sizeof(test_scratch)) : NULL;
     CHECK(!workers || p);
     json_init(&direct, f);
     for (unsigned i = 0; i < RECORDS; i++) {
@@ -141,7 +178,7 @@ static char *run(unsigned workers, bool in_place, size_t *len)
             if (kept_of(i))
                 snprintf(cut, sizeof cut, "%s", kept_of(i));
             s.res.error = kept_of(i) ? cut : NULL;
-            format(NULL, &direct, &s);
+            format(NULL, &direct, &s, NULL);
             memset(buf, 0xEE, r.size); /* the same stale bytes past a record's end */
             memset(pmc, 0xEE, sizeof pmc);
         }
@@ -172,5 +209,6 @@ int main(void)
         }
     }
     free(one);
+    CHECK_EQ_U(scratch_misuse, 0);
     CHECK_MAIN_END();
 }
