@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,15 @@
 /* Bytes of record copies the second half keeps at most (the records some observer wants: a
  * few thousand process and thread events in a busy trace); past it, one pass reads on. */
 #define SPLIT_MAX_KEPT (16u << 20)
+/* The copies are carved out of chunks this large, each a record view's header up to its last
+ * extended item in use, then its bytes: no malloc per record, and a third of the memory a
+ * whole etl_record each took (792 bytes, most of them the unused extended items).  New memory
+ * costs most here (a page touched first is a fault, 10 us on the 2-core VM of bench/README.md
+ * session 12: the 4.5 MB of whole copies on the 1 M-record kernel trace were 1,100 faults, and
+ * the first half waited for them). */
+#define KEEP_CHUNK_BYTES (1u << 20)
+/* Room after the last copy in a chunk: an observer may read its view as a whole etl_record. */
+#define KEEP_CHUNK_SLACK sizeof(etl_record)
 
 static void observe_all(const etl_observer *obs, size_t n, const etl_record *rec)
 {
@@ -94,7 +104,40 @@ typedef struct second_half {
     uint32_t first_record;
     etl_record **kept; /* copies of the wanted records, in file order, each with its bytes */
     size_t n_kept, cap_kept, kept_bytes;
+    uint8_t **chunks; /* where the copies are (KEEP_CHUNK_BYTES each, or one record's own) */
+    size_t n_chunks, cap_chunks, chunk_used, chunk_cap;
 } second_half;
+
+static size_t round8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* need bytes (a multiple of 8) for a copy: at the end of the last chunk, else in a new one. */
+static uint8_t *carve(second_half *h, size_t need)
+{
+    if (h->n_chunks && need <= h->chunk_cap - h->chunk_used) {
+        uint8_t *at = h->chunks[h->n_chunks - 1] + h->chunk_used;
+        h->chunk_used += need;
+        return at;
+    }
+    if (h->n_chunks == h->cap_chunks) {
+        size_t cap = h->cap_chunks ? h->cap_chunks * 2 : 16;
+        uint8_t **c = realloc(h->chunks, cap * sizeof *c);
+        if (!c)
+            return NULL;
+        h->chunks = c;
+        h->cap_chunks = cap;
+    }
+    size_t cap = need > KEEP_CHUNK_BYTES ? need : KEEP_CHUNK_BYTES;
+    uint8_t *chunk = malloc(cap + KEEP_CHUNK_SLACK);
+    if (!chunk)
+        return NULL;
+    h->chunks[h->n_chunks++] = chunk;
+    h->chunk_cap = cap;
+    h->chunk_used = need;
+    return chunk;
+}
 
 /* A copy of rec with its bytes, for the observers later; false when it cannot be kept (the
  * bound, no memory, data outside the record's bytes). */
@@ -106,7 +149,8 @@ static bool keep(second_half *h, const etl_record *rec)
     for (unsigned i = 0; i < ext; i++)
         if (rec->ext[i].data && !etl_record_holds(rec, rec->ext[i].data, rec->ext[i].data_size))
             return false;
-    size_t need = sizeof *rec + rec->size;
+    size_t head = round8(offsetof(etl_record, ext) + ext * sizeof rec->ext[0]);
+    size_t need = head + round8(rec->size);
     if (need > SPLIT_MAX_KEPT - h->kept_bytes)
         return false;
     if (h->n_kept == h->cap_kept) {
@@ -117,12 +161,13 @@ static bool keep(second_half *h, const etl_record *rec)
         h->kept = k;
         h->cap_kept = cap;
     }
-    etl_record *c = malloc(need);
-    if (!c)
+    uint8_t *at = carve(h, need);
+    if (!at)
         return false;
-    *c = *rec;
+    etl_record *c = (etl_record *)(void *)at;
+    memcpy(c, rec, head); /* the view to its last extended item in use (etl_record_ext_in_use) */
     c->buffer_offset = rec->buffer_offset - h->head + h->split; /* the file's offset, not the view's */
-    uint8_t *bytes = (uint8_t *)(c + 1);
+    uint8_t *bytes = at + head;
     if (rec->size)
         memcpy(bytes, rec->bytes, rec->size);
     c->bytes = bytes;
@@ -241,8 +286,9 @@ static etl_status prescan_split(etl_reader *r, second_half *h, const etl_observe
             ;
         st = st == ETL_END ? ETL_OK : st; /* the first half's reader saw it all */
     }
-    for (size_t i = 0; i < h->n_kept; i++)
-        free(h->kept[i]);
+    for (size_t i = 0; i < h->n_chunks; i++)
+        free(h->chunks[i]);
+    free(h->chunks);
     free(h->kept);
     return take ? ETL_OK : st;
 }
