@@ -1616,10 +1616,10 @@ static int read_trace(const etldump_options *o)
     /* One thread writes stdout: skip stdio's per-call locking on the writer's large writes. */
     __fsetlocking(stdout, FSETLOCKING_BYCALLER);
 #endif
-    static json_out j; /* 256 KiB of buffer: not on the stack */
-    json_init(&j, stdout);
+    json_out *j = json_new(stdout); /* 256 KiB of buffer: not on the stack */
 
-    if (decode && !decode_setup(&dctx, o)) {
+    if (!j || (decode && !decode_setup(&dctx, o))) {
+        json_free(j);
         fprintf(stderr, "etldump: out of memory\n");
         etl_reader_close(r);
         etl_inflate_cache_free(dctx.inflate);
@@ -1637,6 +1637,7 @@ static int read_trace(const etldump_options *o)
         scratch = own_scratch = calloc(1, sizeof *own_scratch);
     if (decode && !pool && !own_scratch) {
         fprintf(stderr, "etldump: out of memory\n");
+        json_free(j);
         decode_free(&dctx);
         etl_reader_close(r);
         etl_inflate_cache_free(dctx.inflate);
@@ -1682,7 +1683,7 @@ static int read_trace(const etldump_options *o)
             static par_slot one; /* the reader's record itself: no copy */
             one.r = rec;
             prepare_record(&dctx, NULL, &one);
-            write_record(&j, &one, o->payload, &dctx);
+            write_record(j, &one, o->payload, &dctx);
         }
     }
     if (pool && !par_finish(pool)) {
@@ -1701,12 +1702,13 @@ static int read_trace(const etldump_options *o)
         rc = 2;
     if (o->summary) {
         summary_settle(&sm);
-        write_summary(&j, path, r, &sm, dm.reasons, dm.n);
+        write_summary(j, path, r, &sm, dm.reasons, dm.n);
     }
     if (o->verify)
         fprintf(stderr, "etldump: %s: %llu records re-read by position, %llu mismatches\n", path,
                 (unsigned long long)s->records, (unsigned long long)verify_failures);
-    json_flush(&j);
+    json_flush(j);
+    json_free(j);
     fflush(stdout);
     summary_free(&sm);
     free(dm.reasons);

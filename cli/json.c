@@ -1,6 +1,8 @@
 /* json.c - the JSON writer etldump uses: strings escaped per RFC 8259, integers without printf. */
 #include "json.h"
 
+#include <stdlib.h>
+
 #include "etl_format.h"
 
 #include <stddef.h>
@@ -11,6 +13,21 @@ void json_init(json_out *j, FILE *f)
     memset(j, 0, offsetof(json_out, store)); /* the store's bytes are written before read */
     j->f = f;
     j->buf = j->store;
+}
+
+json_out *json_new(FILE *f)
+{
+    json_out *j = calloc(1, sizeof *j);
+    if (j) {
+        j->f = f;
+        j->buf = j->store;
+    }
+    return j;
+}
+
+void json_free(json_out *j)
+{
+    free(j);
 }
 
 void json_flush(json_out *j)

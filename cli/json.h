@@ -48,6 +48,12 @@ typedef struct json_out {
 
 /* A writer to f (zeroed, writing on its own store); no allocation. */
 void json_init(json_out *j, FILE *f);
+/* A new writer to f, as json_init makes it, from calloc: its pages are touched only as they are
+ * used (the key memo and the store are 580 KiB; json_init's memset touched all of the memo's
+ * pages, a page fault each - 10 us apiece on the VM of bench/README.md, session 12).  NULL when
+ * out of memory; json_free frees it. */
+json_out *json_new(FILE *f);
+void json_free(json_out *j);
 
 void json_begin_object(json_out *j);
 void json_end_object(json_out *j);
