@@ -225,8 +225,15 @@ static void *read_second_half(void *arg)
     return NULL;
 }
 
+/* Where the second half starts, in sixteenths of the file: past the middle, because the second
+ * half has costs the first has not - its thread's start, its own reader's open, the copies of
+ * the records it keeps (new memory: a page fault a page).  On the 1 M-record kernel trace the
+ * halves met at 21.7-22.1 ms split at 8/16, 19.7 at 9/16 and 20.8-21.4 at 10/16 (the pre-scan's
+ * phase marks, five runs each, bench/README.md session 12). */
+#define SPLIT_AT_SIXTEENTHS 9u
+
 /* Is `r` (just opened on path) worth reading in two halves?  Sets h's geometry: the split at
- * a multiple of the session's buffer size, about half way. */
+ * a multiple of the session's buffer size, a little past half way (SPLIT_AT_SIXTEENTHS). */
 static bool split_worth(const char *path, unsigned threads, etl_reader *r, const etl_wants_fn *wants, size_t n,
                         second_half *h)
 {
@@ -245,7 +252,7 @@ static bool split_worth(const char *path, unsigned threads, etl_reader *r, const
     if (lf->log_file_mode & EVENT_TRACE_COMPRESSED_MODE)
         return false;
     *h = (second_half){.path = path, .head = lf->buffer_size, .size = (uint64_t)st.st_size, .wants = wants, .n = n};
-    h->split = h->size / lf->buffer_size / 2 * lf->buffer_size;
+    h->split = h->size / lf->buffer_size * SPLIT_AT_SIXTEENTHS / 16 * lf->buffer_size;
     return h->split > h->head;
 }
 

@@ -119,14 +119,15 @@ def test_halves():
         path = os.path.join(tmp, "large.etl")
         subprocess.run([ETLGEN, "--preset", "large_kernel", "--records", "150000", "-o", path], check=True)
         data = open(path, "rb").read()
-        bs = 65536  # the generator's buffer size: the split is at a multiple of it, half way
+        bs = 65536  # the generator's buffer size: the split is at a multiple of it, 9/16 of the way
+        # (prescan.c, SPLIT_AT_SIXTEENTHS)
         check(len(data) > 8 << 20 and len(data) % bs == 0, f"large_kernel 150000: {len(data)} bytes, whole buffers")
         rc, out, err = same_across_threads(path, [], "large_kernel 150000", threads=(2, 3))
         check(rc == 0 and out.count(b"\n") >= 150000, f"large_kernel 150000: every record written (rc {rc})")
-        split = len(data) // bs // 2 * bs
+        split = len(data) // bs * 9 // 16 * bs
         for what, at, junk in [("the split's buffer header", split, b"\xff" * 8),
                                ("a buffer header in the second half", split + 5 * bs, b"\xff" * 8),
-                               ("records in the second half", split + 7 * bs + 0x100, bytes(range(64))),
+                               ("records in the second half", split + 7 * bs + 0x48, bytes(range(64))),
                                ("records in the first half", 20 * bs + 0x300, b"\xee" * 48),
                                ("the last buffer before the split", split - bs + 0x48, bytes(16))]:
             bad = bytearray(data)
