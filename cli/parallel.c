@@ -9,6 +9,8 @@
  * full buffers (json.h's sink), handed over rather than copied. */
 #include "parallel.h"
 
+#include "thread.h" /* the decoder's own helper (read/thread.h): etl_thread_start */
+
 #include <pthread.h>
 #include <stddef.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -409,7 +411,7 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx, size_
     }
     for (unsigned i = 0; ok && i < workers; i++) {
         p->args[i] = (worker_arg){p, i};
-        if (pthread_create(&p->threads[i], NULL, worker, &p->args[i]) != 0)
+        if (etl_thread_start(&p->threads[i], worker, &p->args[i]) != 0)
             break;
         p->started++;
     }

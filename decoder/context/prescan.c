@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "layout.h"
+#include "thread.h"
 
 #include "carried.h"
 #include "eventsource.h"
@@ -266,7 +267,7 @@ static etl_status prescan_split(etl_reader *r, second_half *h, const etl_observe
     observe_all(obs, n, &rec);
     pthread_t t;
     if ((rec.buffer_flags & ETL_BF_COMPRESSED) || rec.buffer_offset >= h->split ||
-        pthread_create(&t, NULL, read_second_half, h) != 0)
+        etl_thread_start(&t, read_second_half, h) != 0)
         return observe_rest(r, h->ids, obs, n, err); /* compressed: buffers are not where the size says */
     bool past = false;
     while ((st = etl_reader_next_of(r, h->ids, &rec, err)) == ETL_OK) {

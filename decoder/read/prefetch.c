@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "thread.h"
 
 /* Reports one load may keep for replay: a damaged buffer makes one or two; past this they are
  * counted (as the reader's own queue does) and replayed as one line saying so. */
@@ -155,7 +156,7 @@ etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, const etl_clock *c
     pthread_cond_init(&p->ready, NULL);
     pthread_cond_init(&p->freed, NULL);
     for (unsigned i = 0; i < threads; i++) {
-        if (pthread_create(&p->threads[i], NULL, loader, p) != 0)
+        if (etl_thread_start(&p->threads[i], loader, p) != 0)
             break;
         p->nthreads++;
     }
