@@ -9,7 +9,8 @@
  * full buffers (json.h's sink), handed over rather than copied. */
 #include "parallel.h"
 
-#include "thread.h" /* the decoder's own helper (read/thread.h): etl_thread_start */
+#include "prefault.h" /* the decoder's own helpers (read/): etl_prefault, etl_thread_start */
+#include "thread.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -25,6 +26,12 @@
  * 6-8% and 512 and 4096 fell between (--threads 2, large_kernel on /dev/shm, best of 11-15 in
  * alternation: 275-322 ms against 297-346; net452 with manifests 174 against 179). */
 #define PAR_BATCH_RECORDS 1024u
+/* The first batches are smaller (64, 128, 256, 512 records, then PAR_BATCH_RECORDS): the main
+ * thread fills them slowly - schemas compiled on first use, the batch memory and the stack
+ * links' ring touched for the first time, a page fault a page - and a worker had nothing to
+ * format until the first 1024 were in: 7.3 ms of waiting at the start of the 1 M-record kernel
+ * trace (3.7 ms for the first batch, 0.7-1.7 for the next three), nearly none after. */
+#define PAR_RAMP_BATCHES 4u
 /* Bytes of record copies per batch, their headers included (a larger record gets a batch of
  * its own). */
 #define PAR_BATCH_BYTES (3u << 19)
@@ -99,6 +106,20 @@ typedef struct worker_arg {
     unsigned index;
 } worker_arg;
 
+/* Bytes of each batch's arena mapped in before it is first filled (etl_prefault): what 1024
+ * kernel records take, with room to spare.  The main thread took some 450 page faults (10 us
+ * each on the 2-core VM of bench/README.md, session 12) filling the first four batches, while
+ * the worker waited for it; mapped in at once they cost 0.6 ms, on the worker. */
+#define PAR_PREFAULT_BYTES (512u << 10)
+
+/* Where the batches after the first keep their slots and records, as par_new made them (a
+ * later realloc of an arena only makes the request miss: mapping pages in never changes what
+ * they hold). */
+typedef struct prefault_range {
+    void *at;
+    size_t len;
+} prefault_range;
+
 #define PAR_MAX_WORKERS 64u
 
 struct par {
@@ -115,6 +136,8 @@ struct par {
     unsigned nspare, spare_cap;
     unsigned nmade; /* buffers text_buffer allocated; with the writers' stores, all there are */
     batch *ring;
+    prefault_range *prefault; /* 2 per batch but the first: its slots, its arena's start */
+    unsigned nprefault;
     uint64_t filled, taken, written;
     bool writing; /* a thread is writing done batches out (drain) */
     batch *cur;   /* the batch the main thread fills, or NULL */
@@ -260,11 +283,21 @@ static void format_batch(par *p, json_out *j, void *scratch, batch *b)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* The pages of the batches after the first mapped in, by the first worker while the main
+ * thread fills the first batch (par_new maps in the first's). */
+static void prefault(const par *p)
+{
+    for (unsigned i = 0; i < p->nprefault; i++)
+        etl_prefault(p->prefault[i].at, p->prefault[i].len);
+}
+
 static void *worker(void *arg)
 {
     const worker_arg *w = arg;
     par *p = w->p;
     json_out *j = p->jo[w->index];
+    if (w->index == 0)
+        prefault(p);
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && p->taken == p->filled)
@@ -368,6 +401,7 @@ static void par_free(par *p)
         free(p->scratch[i]);
     free(p->scratch);
     free(p->ring);
+    free(p->prefault);
     free(p->threads);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
@@ -408,6 +442,15 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx, size_
         b->cap = PAR_BATCH_BYTES;
         b->p = p;
         ok = b->slots && b->arena;
+    }
+    if (ok) {
+        etl_prefault(p->ring[0].slots, PAR_BATCH_RECORDS * sizeof *p->ring[0].slots);
+        etl_prefault(p->ring[0].arena, PAR_PREFAULT_BYTES);
+    }
+    p->prefault = ok ? calloc(2 * p->nbatches, sizeof *p->prefault) : NULL;
+    for (unsigned i = 1; p->prefault && i < p->nbatches; i++) {
+        p->prefault[p->nprefault++] = (prefault_range){p->ring[i].slots, PAR_BATCH_RECORDS * sizeof *p->ring[i].slots};
+        p->prefault[p->nprefault++] = (prefault_range){p->ring[i].arena, PAR_PREFAULT_BYTES};
     }
     for (unsigned i = 0; ok && i < workers; i++) {
         p->args[i] = (worker_arg){p, i};
@@ -498,7 +541,8 @@ par_slot *par_add(par *p, const etl_record *rec)
     etl_record *c = (etl_record *)(void *)(b->arena + b->used);
     bool in_place = rec == c; /* read there by par_view: its header is where it belongs */
     need += PAR_KEEP_MAX; /* par_keep's room after the record: not used unless asked for */
-    if (b->n == PAR_BATCH_RECORDS || need > b->cap - b->used) {
+    unsigned limit = b->seq < PAR_RAMP_BATCHES ? PAR_BATCH_RECORDS >> (PAR_RAMP_BATCHES - b->seq) : PAR_BATCH_RECORDS;
+    if (b->n == limit || need > b->cap - b->used) {
         /* the record goes to the next batch: a view read in place is copied from this arena's
          * free end, which the batch's formatter never reads and only this thread refills */
         if (b->n) {

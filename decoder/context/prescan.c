@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "layout.h"
+#include "prefault.h"
 #include "thread.h"
 
 #include "carried.h"
@@ -134,6 +135,7 @@ static uint8_t *carve(second_half *h, size_t need)
     uint8_t *chunk = malloc(cap + KEEP_CHUNK_SLACK);
     if (!chunk)
         return NULL;
+    etl_prefault(chunk, cap); /* filled soon: mapped in at once, not a fault a page */
     h->chunks[h->n_chunks++] = chunk;
     h->chunk_cap = cap;
     h->chunk_used = need;
