@@ -15,7 +15,10 @@ the rounds, plus the peak RSS.  Modes:
   json/N      etldump --threads N [--manifest-path DIR] FILE > /dev/null
 
 Printed per mode: best wall s, best CPU s, wall and CPU as a ratio to md5sum's best wall/CPU,
-records per second of wall time (JSON: events/s), peak RSS.  --manifests is passed to the JSON
+records per second of wall time (JSON: events/s), peak RSS.  Each round also runs md5sum pinned
+to each CPU, and the best per CPU is printed: on a VM one core can run much slower than the
+other for minutes (session 12: 0.38 against 0.60 s for the same pinned etldump), and a sitting
+with a slow core says nothing about what N threads gain (json/N over json, also printed).  --manifests is passed to the JSON
 modes only when the file name contains "net452" (the shared manifests describe its events).
 Python 3 standard library only.
 """
@@ -68,11 +71,15 @@ def main():
         best = {"md5sum": [1e9, 1e9, 0]}
         for m in wanted:
             best[m] = [1e9, 1e9, 0]
+        cpus = sorted(os.sched_getaffinity(0))
+        per_cpu = {c: 1e9 for c in cpus}
         for _ in range(args.runs):
             for name, cmd in [("md5sum", ["md5sum", path])] + [(m, modes[m]) for m in wanted]:
                 w, c, rss = run(cmd)
                 b = best[name]
                 b[0], b[1], b[2] = min(b[0], w), min(b[1], c), max(b[2], rss)
+            for c in cpus:
+                per_cpu[c] = min(per_cpu[c], run(["taskset", "-c", str(c), "md5sum", path])[0])
         nrec = records(args.etldump, path)
         size = os.path.getsize(path)
         print("%s: %d records, %.1f MB; md5sum best wall %.3f s, CPU %.3f s (best of %d, threads N = %s)"
@@ -82,6 +89,9 @@ def main():
             w, c, rss = best[m]
             print("  %-10s %8.3f %8.3f %9.2fx %9.2fx %12.0f %9.1f"
                   % (m, w, c, w / best["md5sum"][0], c / max(best["md5sum"][1], 1e-9), nrec / w, rss / 1024))
+        if "json" in wanted and "json/N" in wanted:
+            print("  json/N is %.2fx json's rate" % (best["json"][0] / best["json/N"][0]))
+        print("  md5sum pinned, best wall per CPU: %s" % ", ".join("cpu%d %.3f s" % (c, per_cpu[c]) for c in cpus))
 
 
 if __name__ == "__main__":
