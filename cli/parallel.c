@@ -40,9 +40,8 @@
  * inside the allocation. */
 #define PAR_ARENA_SLACK sizeof(etl_record)
 
-/* How far ahead of its writes a thread asks for the cache lines of a batch's arena and slots,
- * and of its JSON buffer (own_ahead).  Those lines were last read or written by the other
- * threads: on a machine where a line takes ~225 ns to come from the other core (the 2-core VM
+/* How far ahead of its writes the main thread asks for the cache lines of a batch's arena and
+ * slots (own_lines).  Those lines were last read by a formatting thread: on a machine where a line takes ~225 ns to come from the other core (the 2-core VM
  * of bench/README.md, session 12: a ping-pong round trip of 450 ns), every store to one waits
  * that long to commit, and a load that needs such a store stalls the thread (etl_procs_ids'
  * first read of the view was 18% of the main thread's time at --threads 2).  Asked for 4 KiB
@@ -471,15 +470,9 @@ static size_t round8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-/* The copy's header: the view up to its last extended item in use. */
-static size_t head_size(const etl_record *r)
-{
-    return round8(offsetof(etl_record, ext) + etl_record_ext_in_use(r) * sizeof r->ext[0]);
-}
-
 static size_t arena_need(const etl_record *r)
 {
-    size_t need = head_size(r) + round8(r->size);
+    size_t need = etl_record_head_size(r) + round8(r->size);
     if (r->pmc && !etl_record_holds(r, r->pmc, (size_t)r->pmc_count * 8))
         need += round8((size_t)r->pmc_count * 8);
     for (unsigned i = 0; i < etl_record_ext_in_use(r); i++)
@@ -570,7 +563,7 @@ par_slot *par_add(par *p, const etl_record *rec)
         for (unsigned i = 0; i < ext; i++)
             c->ext[i] = rec->ext[i];
     }
-    b->used += head_size(rec);
+    b->used += etl_record_head_size(rec);
     uint8_t *base = b->arena + b->used;
     b->used += round8(rec->size);
     /* what points into the record's bytes moves with them; the rest is copied after them.

@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -152,7 +151,7 @@ static bool keep(second_half *h, const etl_record *rec)
     for (unsigned i = 0; i < ext; i++)
         if (rec->ext[i].data && !etl_record_holds(rec, rec->ext[i].data, rec->ext[i].data_size))
             return false;
-    size_t head = round8(offsetof(etl_record, ext) + ext * sizeof rec->ext[0]);
+    size_t head = etl_record_head_size(rec);
     size_t need = head + round8(rec->size);
     if (need > SPLIT_MAX_KEPT - h->kept_bytes)
         return false;

@@ -334,6 +334,14 @@ static inline bool etl_record_holds(const etl_record *r, const uint8_t *q, size_
     uintptr_t a = (uintptr_t)q, lo = (uintptr_t)r->bytes;
     return a >= lo && a - lo <= r->size && n <= r->size - (a - lo);
 }
+/* The bytes of a copy's view: the record view up to its last extended item in use (the unused
+ * items are most of the struct), rounded up to 8 so that what follows stays aligned.  A reader
+ * of such a copy must have a whole etl_record's room from the copy's start on (the copy's
+ * holder leaves it after the last one). */
+static inline size_t etl_record_head_size(const etl_record *r)
+{
+    return (offsetof(etl_record, ext) + etl_record_ext_in_use(r) * sizeof r->ext[0] + 7) & ~(size_t)7;
+}
 
 /* A problem framing the record that did not stop it (a broken extended item chain, counters
  * running past the record's end, ...): false when there is none.  Otherwise true, and, when
