@@ -13,6 +13,7 @@
 #include "error.h"
 #include "inflate_cache.h"
 #include "layout.h"
+#include "prefault.h"
 #include "record.h"
 
 etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint64_t remaining,
@@ -59,19 +60,34 @@ etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint
     return ETL_OK;
 }
 
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+/* Grow *p to hold `need` elements, at least `first` when it has none yet.  The new memory is
+ * mapped in at once (etl_prefault): a buffer's arrays are written the first time it is loaded,
+ * by a loader thread when there are any, and page by page each first write was a fault. */
+static bool grow(void **p, uint32_t *cap, uint32_t need, uint32_t first, size_t elem)
 {
     if (need <= *cap)
         return true;
-    uint32_t n = *cap ? *cap : 256;
+    uint32_t n = *cap ? *cap : first;
     while (n < need)
         n *= 2;
     void *q = realloc(*p, (size_t)n * elem);
     if (!q)
         return false;
+    etl_prefault(q, (size_t)n * elem);
     *p = q;
     *cap = n;
     return true;
+}
+
+/* The index's first size for a buffer of `len` bytes: its records are 8-byte aligned and the
+ * kernel's smallest are a few dozen bytes, so one entry for every 64 bytes holds a typical
+ * buffer's records without the copies of growing there by doubling (it still grows if not). */
+static uint32_t index_first_cap(uint32_t len)
+{
+    uint32_t n = 256;
+    while (n < len / 64 && n < (1u << 20))
+        n *= 2;
+    return n;
 }
 
 static int cmp_entry(const void *a, const void *b, const etl_index_entry *ix)
@@ -143,6 +159,7 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         uint8_t *d = realloc(b->data, cap_needed);
         if (!d)
             return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for a %u-byte buffer", cap_needed);
+        etl_prefault(d, cap_needed); /* about to be written whole: mapped in at once (grow) */
         b->data = d;
         b->data_cap = cap_needed;
     }
@@ -203,9 +220,17 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
     }
 
     /* Index the records: the cheap peek of every record, stopping at the end marker or at the
-     * first record that cannot be framed (the rest of the buffer is reported lost). */
+     * first record that cannot be framed (the rest of the buffer is reported lost).  The index,
+     * its count and the order flag live in locals until the end: stores through `e` could alias
+     * the struct's fields, so gcc reloaded them once a record, and on a loader thread those
+     * reloads were the loop's slowest loads. */
     uint32_t pos = ETL_BUFFER_HEADER_SIZE;
     int64_t last_ts = hdr->timestamp;
+    etl_index_entry *ix = b->index;
+    uint32_t count = 0, cap = b->index_cap;
+    bool sorted = true;
+    int64_t prev_ts = INT64_MIN; /* the last entry's timestamp */
+    etl_status fail = ETL_OK;
     while (pos < b->data_len) {
         etl_record_peek pk;
         etl_error perr;
@@ -223,13 +248,16 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
                        (unsigned long long)(off + pos), (unsigned long long)off, perr.message, b->data_len - pos);
             break;
         }
-        if (!grow((void **)&b->index, &b->index_cap, b->count + 1, sizeof *b->index))
-            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the record index");
+        if (count + 1 > cap && !grow((void **)&ix, &cap, count + 1, index_first_cap(b->data_len), sizeof *ix)) {
+            fail = etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the record index");
+            break;
+        }
         if (pk.has_timestamp)
             last_ts = pk.timestamp_raw;
-        if (b->count && last_ts < b->index[b->count - 1].timestamp)
-            b->sorted = false;
-        etl_index_entry *e = &b->index[b->count];
+        if (last_ts < prev_ts)
+            sorted = false;
+        prev_ts = last_ts;
+        etl_index_entry *e = &ix[count];
         e->timestamp = last_ts;
         e->offset = pos;
         e->size = pk.size;
@@ -239,14 +267,20 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         e->has_filetime = pk.has_timestamp && clock && etl_clock_convert(clock, pk.timestamp_raw, &e->filetime);
         if (!e->has_filetime)
             e->filetime = 0;
-        b->count++;
+        count++;
         uint32_t stride = etl_align8(pk.size);
         if (stride > b->data_len - pos)
             break;
         pos += stride;
     }
+    b->index = ix;
+    b->index_cap = cap;
+    b->count = count;
+    b->sorted = sorted;
+    if (fail != ETL_OK)
+        return fail;
     if (want_order && !b->sorted) {
-        if (!grow((void **)&b->order, &b->order_cap, b->count, sizeof *b->order))
+        if (!grow((void **)&b->order, &b->order_cap, b->count, 256, sizeof *b->order))
             return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the record order");
         for (uint32_t i = 0; i < b->count; i++)
             b->order[i] = i;
@@ -254,6 +288,18 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
             return etl_fail(err, ETL_ERR_NOMEM, off, "no memory to sort the buffer");
     }
     return ETL_OK;
+}
+
+/* A cache line's size on the machines we run on (x86-64 and arm64 both use 64 bytes). */
+#define BUFFER_LINE 64u
+
+etl_buffer *etl_buffer_new(void)
+{
+    size_t size = (sizeof(etl_buffer) + BUFFER_LINE - 1) / BUFFER_LINE * BUFFER_LINE;
+    etl_buffer *b = aligned_alloc(BUFFER_LINE, size);
+    if (b)
+        memset(b, 0, size);
+    return b;
 }
 
 void etl_buffer_free(etl_buffer *b)

@@ -121,6 +121,12 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
                            const etl_buffer_header *hdr, const etl_clock *clock, bool want_order,
                            etl_report_fn report, void *report_ctx, etl_error *err);
 
+/* A zeroed etl_buffer on cache lines of its own (free with etl_buffer_free, then free()).  The
+ * reader bumps `next` once a record on the buffer it delivers from while a loader thread writes
+ * `count` and `index` of the buffer it is loading: two such structs from plain calloc sat on one
+ * line, and that line crossed between the cores once a record (--summary --threads 2). */
+etl_buffer *etl_buffer_new(void);
+
 void etl_buffer_free(etl_buffer *b);
 
 /* Index position of the record at `offset`, or -1. */

@@ -145,7 +145,7 @@ etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, const etl_clock *c
     p->threads = calloc(threads, sizeof *p->threads);
     bool ok = p->slots && p->threads;
     for (unsigned i = 0; ok && i < depth; i++)
-        ok = (p->slots[i].b = calloc(1, sizeof(etl_buffer))) != NULL;
+        ok = (p->slots[i].b = etl_buffer_new()) != NULL;
     if (!ok || pthread_mutex_init(&p->mu, NULL) != 0) {
         if (p->slots)
             free_slots(p);

@@ -274,7 +274,7 @@ static etl_buffer *buffer_get(etl_reader *r)
 {
     if (r->npool)
         return r->pool[--r->npool];
-    return calloc(1, sizeof(etl_buffer));
+    return etl_buffer_new();
 }
 
 static void buffer_put(etl_reader *r, etl_buffer *b)
