@@ -188,6 +188,55 @@ typedef struct key_plans {
     key_entry arena[KEY_PLAN_ARENA];
 } key_plans;
 
+/* The names of a decoded manifest or classic record - provider_name (and its source) to
+ * keywords_name - as one block of text remembered per thread by the schema and the names'
+ * addresses, when every name is a string of the schema (stable for the decoder's life, as for
+ * key_schema_name), short and free of escapes: one lookup and one copy instead of a lookup and
+ * a copy per name.  Other records take key_schema_name name by name. */
+#define NAMES_NAMES 7
+#define NAMES_TEXT_MAX 640u /* 7 pairs of 64-byte names with their keys, and the source pair */
+#define NAMES_SLOTS 64u
+typedef struct names_text {
+    const etl_schema *schema;
+    const char *names[NAMES_NAMES]; /* provider, event, task, opcode, level, channel, keywords */
+    etl_name_source from;
+    bool valid, ok; /* ok: the names make a block (else write them one by one) */
+    uint16_t len;
+    char text[NAMES_TEXT_MAX]; /* each pair with its leading ',' */
+} names_text;
+
+/* The provider GUID's text, remembered per thread in a few slots by GUID: a trace has few
+ * providers, so formatting one is mostly a 16-byte compare and a 36-byte copy. */
+typedef struct guid_text {
+    etl_guid g;
+    bool valid;
+    char text[ETL_GUID_STR_SIZE];
+} guid_text;
+#define GUID_TEXT_SLOTS 16u
+
+/* The run's part from "provider" to "keyword" - what one event kind's records share: ~170
+ * bytes at most (KIND_TEXT_MAX), remembered per thread in a few slots by those values and copied
+ * whole when met again instead of formatted (seven numbers, a GUID). */
+#define KIND_TEXT_MAX 192u
+#define KIND_TEXT_SLOTS 512u
+typedef struct kind_text {
+    etl_guid provider;
+    uint64_t ids;     /* event_id, version, channel, level, opcode, task (kind_ids) */
+    uint64_t keyword;
+    bool has_provider, valid;
+    uint8_t len;
+    char text[KIND_TEXT_MAX];
+} kind_text;
+
+/* Top-level string fields with a DOS form per record, at most (more are left out). */
+#define DOS_PATHS_MAX 16
+
+/* A header type's name and length (write_header: the names are the library's constants). */
+typedef struct header_type_name {
+    const char *name;
+    size_t len;
+} header_type_name;
+
 /* A formatting thread's scratch: converted text (value_text) and rendered text (value_out),
  * big enough for any value of a record (< 64 KiB), a record's message text and the thread's
  * key plans.  Every formatting scratch is the thread's own (--threads: parallel.h).  This one
@@ -199,6 +248,18 @@ typedef struct fmt_scratch {
     char value_out[ETL_VALUE_TEXT_CAP(65536)];
     char message_text[65536];
     key_plans kp;
+    /* what the formatting functions remember or convert into (each function's comment says
+     * which is its): here, not in thread storage, where every thread's start zeroed their
+     * 210 KiB - the reader's loader threads' and the pre-scan's too, which never format - and
+     * the main thread's at the program's start, 50-odd page faults each */
+    etl_message_scratch message;
+    char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
+    char dos_text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
+    names_text names_memo[NAMES_SLOTS];
+    guid_text guid_memo[GUID_TEXT_SLOTS];
+    kind_text kind_memo[KIND_TEXT_SLOTS];
+    header_type_name ht[256];
+    etl_time_cache tc; /* records come in time order: most share the last one's second */
 } fmt_scratch;
 /* The formatting thread's scratch, set before it formats a record (format_slot, read_trace). */
 static _Thread_local fmt_scratch *scratch;
@@ -490,8 +551,6 @@ static void write_scalars(json_out *j, const etl_fields *f, const etl_scalar *sc
         json_run_end(j, p);
 }
 
-/* Top-level string fields with a DOS form per record, at most (more are left out). */
-#define DOS_PATHS_MAX 16
 
 /* "fields", then "dos_paths": {field: DOS path} for the top-level string fields that are NT
  * paths of a volume the trace maps (volumes.h), only when some field is. */
@@ -506,8 +565,8 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
      * makes the key when it is written) - not copies of their keys, 16 x 64 KiB of thread
      * storage that every thread's start zeroed (1.5 ms of a tiny trace's 7.7 at 2 threads) */
     etl_item with_dos[DOS_PATHS_MAX];
-    static _Thread_local char dos[DOS_PATHS_MAX][ETL_VOLUMES_MAX_PATH * 2];
-    static _Thread_local char text[ETL_VALUE_TEXT_CAP(ETL_VOLUMES_MAX_PATH * 2)];
+    char(*dos)[ETL_VOLUMES_MAX_PATH * 2] = scratch->dos;
+    char *text = scratch->dos_text;
     unsigned n_dos = 0;
     bool dos_paths = vol && etl_volumes_count(vol); /* the trace maps volumes: some path may have a DOS form */
     in[0] = IN_OBJECT;
@@ -528,9 +587,9 @@ static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, con
             write_value(j, &it, in[depth] == IN_OBJECT ? field_key(j, f, &it) : NULL);
             if (dos_paths && depth == 0 && n_dos < DOS_PATHS_MAX) {
                 etl_value v;
-                etl_value_decode(&it, &v, text, sizeof text);
+                etl_value_decode(&it, &v, text, sizeof scratch->dos_text);
                 if (v.kind == ETL_VALUE_STRING &&
-                    etl_volumes_dos_path(vol, r, v.str, v.str_len, dos[n_dos], sizeof dos[n_dos])) {
+                    etl_volumes_dos_path(vol, r, v.str, v.str_len, dos[n_dos], sizeof scratch->dos[n_dos])) {
                     with_dos[n_dos++] = it;
                 }
             }
@@ -644,8 +703,6 @@ typedef struct decode_ctx {
     bool missing_overflow;
 } decode_ctx;
 
-static _Thread_local etl_message_scratch message_scratch;
-
 /* Where etldump's manifest path is set: added to the decoder's one "no schema" wording
  * (resolve.h: the error of ETL_RESOLVE_SCHEMA_MISSING) in the JSON hint and on stderr. */
 #define MISSING_WHERE " (--manifest-path or " ETL_REGISTRY_ENV ")"
@@ -704,23 +761,6 @@ JSON_INLINE void key_schema_name(json_out *j, const etl_schema *s, uint32_t whic
         json_pair_memoize(j, s->index, which, name, key, name);
 }
 
-/* The names of a decoded manifest or classic record - provider_name (and its source) to
- * keywords_name - as one block of text remembered per thread by the schema and the names'
- * addresses, when every name is a string of the schema (stable for the decoder's life, as for
- * key_schema_name), short and free of escapes: one lookup and one copy instead of a lookup and
- * a copy per name.  Other records take key_schema_name name by name. */
-#define NAMES_NAMES 7
-#define NAMES_TEXT_MAX 640u /* 7 pairs of 64-byte names with their keys, and the source pair */
-#define NAMES_SLOTS 64u
-typedef struct names_text {
-    const etl_schema *schema;
-    const char *names[NAMES_NAMES]; /* provider, event, task, opcode, level, channel, keywords */
-    etl_name_source from;
-    bool valid, ok; /* ok: the names make a block (else write them one by one) */
-    uint16_t len;
-    char text[NAMES_TEXT_MAX]; /* each pair with its leading ',' */
-} names_text;
-
 static void names_fill(names_text *m, const etl_resolved *res, const char *const names[NAMES_NAMES])
 {
 #define NAMES_KEY(k) {",\"" k "\":", sizeof(k) + 3}
@@ -760,7 +800,7 @@ static void names_fill(names_text *m, const etl_resolved *res, const char *const
 /* Write the names block of res; false when its names do not make one (nothing written). */
 static bool names_block(json_out *j, const etl_resolved *res)
 {
-    static _Thread_local names_text memo[NAMES_SLOTS];
+    names_text *memo = scratch->names_memo;
     const etl_schema *s = res->schema;
     if (!s || s->index == UINT32_MAX)
         return false;
@@ -846,7 +886,7 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
         key_schema_name(j, res->schema, NAME_KEYWORDS, "keywords_name", res->keywords_name);
     }
     if (res->has_message) {
-        size_t n = etl_decoder_message_in(d->dec, r, res, &message_scratch, scratch->message_text,
+        size_t n = etl_decoder_message_in(d->dec, r, res, &scratch->message, scratch->message_text,
                                           sizeof scratch->message_text);
         json_key(j, "message");
         json_string_n(j, scratch->message_text, n);
@@ -868,18 +908,10 @@ static void write_resolved(json_out *j, const decode_ctx *d, const par_slot *s)
  * out through json.c and the run resumes (json_run_string). */
 #define RECORD_RUN_ROOM 1024u
 
-/* The provider GUID's text, remembered per thread in a few slots by GUID: a trace has few
- * providers, so formatting one is mostly a 16-byte compare and a 36-byte copy. */
-typedef struct guid_text {
-    etl_guid g;
-    bool valid;
-    char text[ETL_GUID_STR_SIZE];
-} guid_text;
-#define GUID_TEXT_SLOTS 16u
 
 static char *run_guid(char *p, const etl_guid *g)
 {
-    static _Thread_local guid_text memo[GUID_TEXT_SLOTS];
+    guid_text *memo = scratch->guid_memo;
     guid_text *m = &memo[(g->data1 ^ g->data2 ^ g->data4[7]) % GUID_TEXT_SLOTS];
     if (!m->valid || memcmp(&m->g, g, sizeof *g) != 0) {
         m->g = *g;
@@ -892,19 +924,6 @@ static char *run_guid(char *p, const etl_guid *g)
     return p + ETL_GUID_STR_SIZE + 1;
 }
 
-/* The run's part from "provider" to "keyword" - what one event kind's records share: ~170
- * bytes at most (KIND_TEXT_MAX), remembered per thread in a few slots by those values and copied
- * whole when met again instead of formatted (seven numbers, a GUID). */
-#define KIND_TEXT_MAX 192u
-#define KIND_TEXT_SLOTS 512u
-typedef struct kind_text {
-    etl_guid provider;
-    uint64_t ids;     /* event_id, version, channel, level, opcode, task (kind_ids) */
-    uint64_t keyword;
-    bool has_provider, valid;
-    uint8_t len;
-    char text[KIND_TEXT_MAX];
-} kind_text;
 
 JSON_INLINE uint64_t kind_ids(const etl_record *r)
 {
@@ -946,7 +965,7 @@ static void kind_format(kind_text *m, const etl_record *r)
 
 JSON_INLINE char *run_kind(char *p, const etl_record *r)
 {
-    static _Thread_local kind_text memo[KIND_TEXT_SLOTS];
+    kind_text *memo = scratch->kind_memo;
     uint64_t ids = kind_ids(r);
     /* the provider mixed in before the multiply, so that it reaches the top bits */
     kind_text *m = &memo[((ids ^ r->provider.data1) * 0x9E3779B97F4A7C15ULL) >> 55];
@@ -971,11 +990,7 @@ static void write_family_fields(json_out *j, const etl_record *r);
 static void write_header(json_out *j, const par_slot *s, const etl_proc_info *proc)
 {
     const etl_record *r = s->r;
-    /* the header type's name and length, per type (the names are the library's constants) */
-    static _Thread_local struct {
-        const char *name;
-        size_t len;
-    } ht[256];
+    header_type_name *ht = scratch->ht; /* per type */
     const char *htn = etl_header_type_name(r->header_type);
     if (ht[r->header_type].name != htn) {
         ht[r->header_type].name = htn;
@@ -991,8 +1006,7 @@ static void write_header(json_out *j, const par_slot *s, const etl_proc_info *pr
         p = json_run_u64(p, r->raw_header_type);
     }
     p = JSON_RUN_LIT(p, ",\"timestamp\":");
-    static _Thread_local etl_time_cache tc; /* records come in time order: most share the last one's second */
-    if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, p + 1, &tc)) {
+    if (r->has_timestamp && etl_format_filetime_cached(r->timestamp, p + 1, &scratch->tc)) {
         *p = '"'; /* the text's NUL at p + 1 + ETL_TIME_TEXT_LEN becomes its closing quote */
         p[1 + ETL_TIME_TEXT_LEN] = '"';
         p += ETL_TIME_TEXT_LEN + 2;

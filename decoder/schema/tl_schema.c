@@ -153,7 +153,7 @@ static bool compile_fields(tl_ctx *c, uint32_t n, bool all, uint8_t depth, uint3
 /* One logical field (a struct with all its members) at pos; emits its steps. */
 static bool compile_field(tl_ctx *c, uint8_t depth)
 {
-    size_t at = c->pos, name_start, name_len;
+    size_t at = c->pos, name_start = 0, name_len = 0; /* set by read_name; 0s for gcc -O3 */
     if (!read_name(c, "field", &name_start, &name_len))
         return false;
     char what[80];
@@ -299,8 +299,8 @@ etl_status etl_tl_compile(etl_schema_builder *b, const uint8_t *meta, size_t len
          * present is damage, reported once whatever fits has compiled. */
         c.end = declared < len ? declared : len;
         c.pos = 2;
-        size_t name_start, name_len;
-        uint32_t tags;
+        size_t name_start = 0, name_len = 0; /* set by read_name and read_tags; 0s for gcc -O3 */
+        uint32_t tags = 0;
         if (read_tags(&c, "event", &tags) && read_name(&c, "event", &name_start, &name_len)) {
             b->event_tags = tags;
             b->event_name = etl_schema_builder_add_string(b, (const char *)meta + name_start, name_len);

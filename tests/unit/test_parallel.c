@@ -175,9 +175,10 @@ static char *run(unsigned workers, bool in_place, size_t *len)
         } else {
             par_slot s = {.r = &r, .has_stack = true, .stack_of = i * 3u};
             char cut[PAR_KEEP_MAX];
-            if (kept_of(i))
-                snprintf(cut, sizeof cut, "%s", kept_of(i));
-            s.res.error = kept_of(i) ? cut : NULL;
+            const char *kept = kept_of(i);
+            if (kept)
+                snprintf(cut, sizeof cut, "%s", kept);
+            s.res.error = kept ? cut : NULL;
             format(NULL, &direct, &s, NULL);
             memset(buf, 0xEE, r.size); /* the same stale bytes past a record's end */
             memset(pmc, 0xEE, sizeof pmc);

@@ -223,7 +223,7 @@ etl_status etl_pe_find_resource(const etl_pe *pe, const char *type_name, uint32_
     if (!found)
         return etl_fail(err, ETL_ERR_NOT_FOUND, 0, "no %s resource", type_name ? type_name : "such");
     /* level 2: the first name under it */
-    uint32_t dir;
+    uint32_t dir = 0; /* set by subdir; the 0 only quiets gcc -O3 (maybe-uninitialized) */
     if ((st = subdir(&r, hit, path, 1, &dir, err)) != ETL_OK || (st = dir_entries(&r, dir, &first, &n, err)) != ETL_OK)
         return st;
     if (!n)
