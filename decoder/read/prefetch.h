@@ -6,9 +6,10 @@
  * order".  Each of `depth` slots holds one loaded buffer; a loader claims the next job only
  * when its slot is free, so at most `depth` buffers are held beyond the reader's own window -
  * memory stays bounded whatever the file's size.  The reader takes jobs in order
- * (etl_prefetch_take), waiting when one is not done yet; the damage reports a load made are
- * kept with it and handed over on take, so they come at the same point of the record stream,
- * with the same text, as without threads. */
+ * (etl_prefetch_take); when the one it needs is not done yet it loads the next free job itself
+ * meanwhile, then spins a little and at last sleeps; the damage reports a load made are kept
+ * with it and handed over on take, so they come at the same point of the record stream, with
+ * the same text, as without threads. */
 #ifndef ETL_PREFETCH_H
 #define ETL_PREFETCH_H
 
@@ -27,7 +28,8 @@ typedef void (*etl_prefetch_job_fn)(void *ctx, uint32_t i, uint64_t *offset, etl
 etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, const etl_clock *clock, etl_prefetch_job_fn job,
                                  void *job_ctx, uint32_t n, bool want_order, unsigned threads, unsigned depth);
 
-/* Take job i's loaded buffer (jobs are taken in order 0, 1, 2, ...), waiting for it.  `spare`
+/* Take job i's loaded buffer (jobs are taken in order 0, 1, 2, ...), loading later jobs on the
+ * caller's thread while job i is still being loaded, then waiting for it.  `spare`
  * (an empty or reusable buffer) takes its place in the slot.  The load's damage reports are
  * replayed through `report`; the load's own status (ETL_ERR_IO, ETL_ERR_NOMEM) is returned with
  * `err`, as etl_buffer_load would. */
