@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "error.h"
 #include "thread.h"
@@ -181,8 +180,7 @@ etl_prefetch *etl_prefetch_start(const struct etl_io_ref *io, const etl_clock *c
         etl_prefetch_stop(p);
         return NULL;
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    p->spin = cpus > 0 && (unsigned long)cpus >= p->nthreads + 1u; /* the loaders and the reader */
+    p->spin = etl_thread_cpus() >= p->nthreads + 1u; /* a CPU for each loader and the reader */
     return p;
 }
 

@@ -5,6 +5,7 @@
 #include "thread.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #ifdef __linux__
 #include <sched.h>
@@ -48,4 +49,15 @@ int etl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
     free(s);
 #endif
     return pthread_create(t, NULL, fn, arg);
+}
+
+unsigned etl_thread_cpus(void)
+{
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
 }

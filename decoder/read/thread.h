@@ -18,4 +18,8 @@
  * pthread_create's error. */
 int etl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
+/* The CPUs the calling thread may run on (its affinity set, so a `taskset` counts), at least 1;
+ * off Linux, the CPUs online. */
+unsigned etl_thread_cpus(void);
+
 #endif

@@ -1,7 +1,8 @@
 /* Unit tests of thread.c (etl_thread_start): the thread runs its function with its argument
  * and its result comes back through pthread_join; on Linux its function begins holding its
  * creator's whole CPU set (the set that kept it off its creator's CPU is gone by then, so that
- * the scheduler may move it); a creator pinned to one CPU still gets its thread, on that CPU.
+ * the scheduler may move it); a creator pinned to one CPU still gets its thread, on that CPU;
+ * etl_thread_cpus counts the CPUs the caller may use (1 when pinned), not the machine's.
  * Where the thread first ran is not checked: once its set is back, the scheduler may move it
  * before its function can ask (bench/README.md, session 12, has what the placement gains). */
 #ifdef __linux__
@@ -70,8 +71,11 @@ int main(void)
     CPU_SET(cpu, &one);
     CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
     run_one("one CPU", cpu);
+    CHECK(etl_thread_cpus() == 1); /* what the thread may use, not what the machine has */
     CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+    CHECK(etl_thread_cpus() == (unsigned)CPU_COUNT(&all));
 #else
+    CHECK(etl_thread_cpus() >= 1);
     run_one("pthread_create", -1);
 #endif
     CHECK_MAIN_END();
