@@ -234,8 +234,7 @@ static void frame_event_header(const uint8_t *d, etl_record *rec)
 {
     rec->flags_stored = etl_ld16(d + EVENT_HEADER_OFF_FLAGS);
     rec->event_property = etl_ld16(d + EVENT_HEADER_OFF_EVENT_PROPERTY);
-    rec->tid = etl_ld32(d + EVENT_HEADER_OFF_THREAD_ID);
-    rec->pid = etl_ld32(d + EVENT_HEADER_OFF_PROCESS_ID);
+    etl_record_set_ids(rec, etl_ld32(d + EVENT_HEADER_OFF_PROCESS_ID), etl_ld32(d + EVENT_HEADER_OFF_THREAD_ID));
     etl_read_guid(d + EVENT_HEADER_OFF_PROVIDER_ID, &rec->provider);
     rec->has_provider = true;
     rec->event_id = etl_ld16(d + EVENT_HEADER_OFF_ID);
@@ -333,8 +332,8 @@ static void frame_classic(const uint8_t *d, etl_record *rec)
     rec->opcode = d[EVENT_TRACE_HEADER_OFF_TYPE];
     rec->level = d[EVENT_TRACE_HEADER_OFF_LEVEL];
     rec->version = (uint8_t)etl_ld16(d + EVENT_TRACE_HEADER_OFF_VERSION);
-    rec->tid = etl_ld32(d + EVENT_TRACE_HEADER_OFF_THREAD_ID);
-    rec->pid = etl_ld32(d + EVENT_TRACE_HEADER_OFF_PROCESS_ID);
+    etl_record_set_ids(rec, etl_ld32(d + EVENT_TRACE_HEADER_OFF_PROCESS_ID),
+                       etl_ld32(d + EVENT_TRACE_HEADER_OFF_THREAD_ID));
     etl_read_guid(d + EVENT_TRACE_HEADER_OFF_GUID, &rec->provider);
     rec->has_provider = true;
     rec->kernel_time = etl_ld32(d + EVENT_TRACE_HEADER_OFF_KERNEL_TIME);
@@ -393,8 +392,7 @@ static void frame_message(const uint8_t *d, etl_record *rec)
     if (opt & TRACE_MESSAGE_SYSTEMINFO) {
         if (!(item = message_item(d, rec, &p, TRACE_MESSAGE_SYSTEMINFO_SIZE)))
             goto cut;
-        rec->tid = etl_ld32(item);
-        rec->pid = etl_ld32(item + 4);
+        etl_record_set_ids(rec, etl_ld32(item + 4), etl_ld32(item));
     }
     rec->header_size = p;
     rec->payload_offset = p;
@@ -444,7 +442,7 @@ void etl_frame_cleared(const uint8_t *d, const etl_record_peek *peek, uint8_t se
     rec->header_type = pk.header_type;
     rec->raw_header_type = pk.raw_header_type;
     rec->timestamp_raw = pk.timestamp_raw;
-    rec->pid = rec->tid = ETL_NO_ID; /* the rest of the head is zero (etl_record_clear_head) */
+    etl_record_set_ids(rec, ETL_NO_ID, ETL_NO_ID); /* the rest of the head is zero (etl_record_clear_head) */
 
     unsigned t = pk.header_type;
     uint8_t ps = etl_header_pointer_size(t);
