@@ -551,7 +551,6 @@ static void write_scalars(json_out *j, const etl_fields *f, const etl_scalar *sc
         json_run_end(j, p);
 }
 
-
 /* "fields", then "dos_paths": {field: DOS path} for the top-level string fields that are NT
  * paths of a volume the trace maps (volumes.h), only when some field is. */
 static void write_fields(json_out *j, etl_fields *f, const etl_volumes *vol, const etl_record *r)
