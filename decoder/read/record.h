@@ -80,10 +80,6 @@ static inline etl_status etl_peek_record_quick(const uint8_t *d, size_t avail, e
 #define ETL_KERNEL_GROUPS 0x1Fu
 extern const etl_guid etl_kernel_group_guids[ETL_KERNEL_GROUPS];
 
-/* The system family's header fields (SYSTEM, COMPACT, PERFINFO) into a view whose head is
- * clear: the HookId and what it says, the version, the ids and CPU times the form carries.
- * Returns the header's size, where PEBS/PMC items or the payload start.  Inline: the reader
- * frames a kernel trace's records through it without a call (record.c's framer uses it too). */
 /* The record's pid and tid, in one store: their first reader (etl_procs_ids) loads both at
  * once, and a load that spans two smaller stores is not forwarded from them - it waits until
  * they are in the cache, which on a batch's fresh lines (etldump --threads, cli/parallel.c)
@@ -98,6 +94,10 @@ static inline void etl_record_set_ids(etl_record *rec, uint32_t pid, uint32_t ti
     memcpy(&rec->pid, &ids, sizeof ids);
 }
 
+/* The system family's header fields (SYSTEM, COMPACT, PERFINFO) into a view whose head is
+ * clear: the HookId and what it says, the version, the ids and CPU times the form carries.
+ * Returns the header's size, where PEBS/PMC items or the payload start.  Inline: the reader
+ * frames a kernel trace's records through it without a call (record.c's framer uses it too). */
 static inline uint32_t etl_frame_system_head(const uint8_t *d, unsigned t, uint16_t ver, etl_record *rec)
 {
     uint16_t hook = etl_ld16(d + SYSTEM_TRACE_HEADER_OFF_HOOK_ID);
