@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "layout.h"
+#include "position.h"
 #include "prefault.h"
 #include "thread.h"
 
@@ -169,6 +170,7 @@ static bool keep(second_half *h, const etl_record *rec)
     etl_record *c = (etl_record *)(void *)at;
     memcpy(c, rec, head); /* the view to its last extended item in use (etl_record_ext_in_use) */
     c->buffer_offset = rec->buffer_offset - h->head + h->split; /* the file's offset, not the view's */
+    c->position = etl_position_make(c->buffer_offset, rec->record_offset); /* the file's position */
     uint8_t *bytes = at + head;
     if (rec->size)
         memcpy(bytes, rec->bytes, rec->size);

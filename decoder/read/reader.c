@@ -38,11 +38,11 @@
 #include "error.h"
 #include "etl.h"
 #include "layout.h"
+#include "position.h"
 #include "prefetch.h"
 #include "record.h"
 
-#define POSITION_OFFSET_BITS 21
-#define MAX_FILE_OFFSET (1ULL << (63 - POSITION_OFFSET_BITS))
+#define MAX_FILE_OFFSET (1ULL << (63 - ETL_POSITION_OFFSET_BITS))
 #define MAX_QUEUED_PROBLEMS 4096u
 #define RANDOM_CACHE_SLOTS 4
 #define RESYNC_CHUNK (256u * 1024u)
@@ -707,7 +707,7 @@ static inline __attribute__((always_inline)) etl_status fill_record(etl_reader *
     /* The view's head is cleared once and the buffer's fields written once (etl_frame_cleared
      * does the rest): no fields saved around the clear. */
     etl_record_clear_head(rec);
-    rec->position = (b->file_offset << POSITION_OFFSET_BITS) | (off >> 3);
+    rec->position = etl_position_make(b->file_offset, off);
     rec->buffer_offset = b->file_offset;
     rec->record_offset = off;
     rec->buffer_flags = b->hdr.flags;
@@ -897,8 +897,8 @@ etl_status etl_reader_read_at(etl_reader *r, uint64_t position, etl_record *rec,
 {
     if (!r || !rec)
         return etl_fail(err, ETL_ERR_ARG, 0, "NULL argument");
-    uint64_t off = position >> POSITION_OFFSET_BITS;
-    uint32_t roff = (uint32_t)((position & ((1u << POSITION_OFFSET_BITS) - 1)) << 3);
+    uint64_t off = etl_position_buffer(position);
+    uint32_t roff = etl_position_record(position);
     int slot = -1;
     for (int i = 0; i < RANDOM_CACHE_SLOTS; i++)
         if (r->rvalid[i] && r->rcache[i].file_offset == off)
