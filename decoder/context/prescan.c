@@ -325,6 +325,15 @@ etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inf
                                      const etl_observer *obs, const etl_wants_fn *wants,
                                      const etl_wants_ids_fn *ids, size_t n, etl_error *err)
 {
+    etl_reader *r;
+    etl_status st = etl_prescan_open(path, cache, &r, err);
+    if (st != ETL_OK)
+        return st;
+    return etl_prescan_reader_filtered(r, path, threads, obs, wants, ids, n, err);
+}
+
+etl_status etl_prescan_open(const char *path, etl_inflate_cache *cache, etl_reader **out, etl_error *err)
+{
     etl_options opt = {0};
     opt.order = ETL_ORDER_FILE; /* no merge: every record once, in the order stored */
     opt.inflate_cache = cache;
@@ -334,10 +343,18 @@ etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inf
      * pre-scan: first half 50 ms of wall for 31 ms of its thread's CPU).  A trace read in one
      * pass starts the loaders then (they inflate a compressed trace ahead); the inflate cache
      * keeps a buffer once, whichever reader inflates it. */
-    etl_reader *r;
-    etl_status st = etl_reader_open_file(path, &opt, &r, err);
-    if (st != ETL_OK)
-        return st;
+    return etl_reader_open_file(path, &opt, out, err);
+}
+
+etl_status etl_prescan_reader_filtered(etl_reader *r, const char *path, unsigned threads, const etl_observer *obs,
+                                       const etl_wants_fn *wants, const etl_wants_ids_fn *ids, size_t n,
+                                       etl_error *err)
+{
+    if (!r || !path) {
+        etl_reader_close(r); /* the caller's reader is this pass's to close, whatever happens */
+        return etl_fail(err, ETL_ERR_ARG, 0, "prescan: no reader or no path");
+    }
+    etl_status st;
     /* the hook and event ids some observer might take; the rest are passed unframed */
     etl_id_set *wanted = ids && wants ? calloc(1, sizeof *wanted) : NULL;
     for (size_t i = 0; wanted && i < n; i++) {

@@ -81,6 +81,14 @@ etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_infla
 etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inflate_cache *cache,
                                      const etl_observer *obs, const etl_wants_fn *wants,
                                      const etl_wants_ids_fn *ids, size_t n, etl_error *err);
+/* etl_prescan_file_filtered in two steps, for a caller with a core to spare: the pass's reader
+ * of `path` (file order, through `cache`), opened ahead - etldump opens it on another thread
+ * while it opens its own reader of the same file, both opens walking every buffer header - and
+ * the pass itself over that reader, which it closes whatever happens. */
+etl_status etl_prescan_open(const char *path, etl_inflate_cache *cache, etl_reader **out, etl_error *err);
+etl_status etl_prescan_reader_filtered(etl_reader *r, const char *path, unsigned threads, const etl_observer *obs,
+                                       const etl_wants_fn *wants, const etl_wants_ids_fn *ids, size_t n,
+                                       etl_error *err);
 
 /* The registry as an observer: the schemas the trace carries (etl_registry_observe, refusals
  * reported through the registry's report function). */

@@ -258,6 +258,91 @@ static void check_next_of(const char *path)
     g_free(set);
 }
 
+/* ---- the pass in two steps (etl_prescan_open, etl_prescan_reader_filtered) -------------- */
+
+typedef struct open_job {
+    const char *path;
+    etl_inflate_cache *cache;
+    etl_reader *r;
+    etl_status st;
+    etl_error err;
+} open_job;
+
+static bool any_record(const etl_record *rec)
+{
+    (void)rec;
+    return true;
+}
+
+static gpointer open_on_thread(gpointer arg)
+{
+    open_job *job = arg;
+    job->st = etl_prescan_open(job->path, job->cache, &job->r, &job->err);
+    return NULL;
+}
+
+/* The pass's reader opened on another thread while this one opens a decoding reader of the
+ * same file through the same inflate cache (as etldump does with --threads): the observers see
+ * what etl_prescan_file_filtered shows them, every record once, in file order; and so does the
+ * decoding reader afterwards. */
+static void test_two_steps(const char *dir, const char *file)
+{
+    char *path = g_build_filename(dir, file, NULL);
+    etl_wants_fn wants[G_N_ELEMENTS(FILTERS) + 1];
+    etl_wants_ids_fn ids[G_N_ELEMENTS(FILTERS) + 1];
+    for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++) {
+        wants[i] = FILTERS[i].wants;
+        ids[i] = FILTERS[i].ids;
+    }
+    wants[G_N_ELEMENTS(FILTERS)] = any_record; /* the counter: every record */
+    ids[G_N_ELEMENTS(FILTERS)] = NULL;
+    counter whole = {0}, steps = {0};
+    decoder_context a, b;
+    decoder_context_init(&a, quiet);
+    decoder_context_init(&b, quiet);
+    etl_volumes *va = etl_volumes_new(a.reg), *vb = etl_volumes_new(b.reg);
+    const etl_observer obs_a[] = { etl_registry_observer(a.reg), etl_procs_observer(a.procs),
+                                   etl_volumes_observer(va), { count_record, &whole } };
+    const etl_observer obs_b[] = { etl_registry_observer(b.reg), etl_procs_observer(b.procs),
+                                   etl_volumes_observer(vb), { count_record, &steps } };
+    etl_error err;
+    etl_status want = etl_prescan_file_filtered(path, 1, NULL, obs_a, wants, ids, G_N_ELEMENTS(obs_a), &err);
+
+    etl_inflate_cache *cache = etl_inflate_cache_new(32u << 20);
+    open_job job = { path, cache, NULL, ETL_OK, {0} };
+    GThread *t = g_thread_new("prescan-open", open_on_thread, &job);
+    etl_options opt = {0};
+    opt.inflate_cache = cache;
+    etl_reader *dec;
+    etl_status dst = etl_reader_open_file(path, &opt, &dec, &err);
+    g_thread_join(t);
+    CHECK_EQ_U(job.st, dst); /* the same file: both open, or neither */
+    if (job.st == ETL_OK) {
+        CHECK_EQ_U(etl_prescan_reader_filtered(job.r, path, 1, obs_b, wants, ids, G_N_ELEMENTS(obs_b), &err), want);
+        CHECK_EQ_U(steps.records, whole.records);
+        CHECK(!steps.out_of_order);
+        CHECK(!whole.out_of_order); /* the second half's copies keep the file's positions */
+        const etl_registry_stats *ra = etl_registry_get_stats(a.reg), *rb = etl_registry_get_stats(b.reg);
+        CHECK_EQ_U(rb->carried_events, ra->carried_events);
+        CHECK_EQ_U(rb->stream_manifests, ra->stream_manifests);
+        const etl_procs_stats *pa = etl_procs_get_stats(a.procs), *pb = etl_procs_get_stats(b.procs);
+        CHECK_EQ_U(pb->processes, pa->processes);
+        CHECK_EQ_U(pb->threads, pa->threads);
+        etl_record rec;
+        uint64_t n = 0;
+        while (etl_reader_next(dec, &rec, &err) == ETL_OK)
+            n++;
+        CHECK_EQ_U(n, whole.records); /* what the cache held for it was the file's */
+        etl_reader_close(dec);
+    }
+    etl_inflate_cache_free(cache);
+    etl_volumes_free(va);
+    etl_volumes_free(vb);
+    decoder_context_free(&a);
+    decoder_context_free(&b);
+    g_free(path);
+}
+
 static void test_next_of(const char *dir, const char *file)
 {
     char *path = g_build_filename(dir, file, NULL);
@@ -269,6 +354,7 @@ static void test_corpus(const char *dir)
 {
     CHECK(capture_list_each(dir, test_capture) >= 10);
     CHECK(capture_list_each(dir, test_next_of) >= 10);
+    CHECK(capture_list_each(dir, test_two_steps) >= 10);
     printf("etl_reader_next_of passed %" PRIu64 " of the corpus's %" PRIu64 " records unframed\n", passed_total,
            framed_total);
     CHECK(passed_total > framed_total / 4); /* the kernel traces are most of the corpus */
@@ -307,6 +393,12 @@ static void test_arguments(const char *dir)
     CHECK_EQ_U(cnt.records, 0);
     CHECK(etl_prescan_file("/nonexistent/trace.etl", many, 1, &err) != ETL_OK);
     CHECK_EQ_U(etl_prescan_file(path, NULL, 0, &err), ETL_OK); /* no observer: a plain read */
+    etl_reader *r = NULL;
+    CHECK(etl_prescan_open("/nonexistent/trace.etl", NULL, &r, &err) != ETL_OK);
+    CHECK(strstr(err.message, "/nonexistent/trace.etl") != NULL);
+    CHECK_EQ_U(etl_prescan_open(path, NULL, &r, &err), ETL_OK);
+    CHECK_EQ_U(etl_prescan_reader_filtered(r, NULL, 0, NULL, NULL, NULL, 0, &err), ETL_ERR_ARG); /* r closed */
+    CHECK_EQ_U(etl_prescan_reader_filtered(NULL, path, 0, NULL, NULL, NULL, 0, &err), ETL_ERR_ARG);
     g_free(path);
 }
 
