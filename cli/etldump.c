@@ -30,6 +30,7 @@
  * (resolve.h, fields.h, value_format.h); this file only writes what they return.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #ifdef __GLIBC__
 #include <stdio_ext.h>
@@ -50,6 +51,7 @@
 #include "procs.h"
 #include "registry.h"
 #include "resolve.h"
+#include "thread.h" /* the decoder's own (read/): etl_thread_start */
 #include "value_format.h"
 #include "volumes.h"
 #include "wpp.h"
@@ -1315,10 +1317,53 @@ static void write_logfile(json_out *j, const etl_logfile *lf)
     json_end_object(j);
 }
 
+/* The pre-scan's reader, opened on another thread while this one opens the decoding reader
+ * (etl_prescan_open): both opens walk every buffer header of the same file, ~3 ms each on the
+ * 1 M-record kernel trace, and with --threads N > 1 the second core sat idle through the
+ * first of them. */
+typedef struct prescan_open_job {
+    const char *path;
+    etl_inflate_cache *cache;
+    etl_reader *r;
+    etl_status st;
+    etl_error err;
+    pthread_t t;
+    bool started;
+} prescan_open_job;
+
+static void *prescan_open_run(void *arg)
+{
+    prescan_open_job *job = arg;
+    job->st = etl_prescan_open(job->path, job->cache, &job->r, &job->err);
+    return NULL;
+}
+
+/* The job's reader once its thread is done (NULL, with the open's error in *err, when it
+ * could not be opened). */
+static etl_reader *prescan_open_join(prescan_open_job *job, etl_error *err)
+{
+    pthread_join(job->t, NULL);
+    job->started = false;
+    if (job->st != ETL_OK) {
+        *err = job->err;
+        return NULL;
+    }
+    return job->r;
+}
+
+/* The job given up (the decoding reader could not open, no memory): its thread joined, its
+ * reader closed. */
+static void prescan_open_drop(prescan_open_job *job)
+{
+    etl_error ignored;
+    if (job->started)
+        etl_reader_close(prescan_open_join(job, &ignored));
+}
+
 /* One pass over the trace before decoding (prescan.h): the schemas it carries (MetaData
  * records, EventSource manifest chunks) and its process and thread events, so that every
- * record decodes and is named whatever its position. */
-static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, etl_error *err)
+ * record decodes and is named whatever its position.  With `job` started, over its reader. */
+static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, prescan_open_job *job, etl_error *err)
 {
     const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs),
                                  etl_volumes_observer(d->volumes) };
@@ -1329,7 +1374,12 @@ static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, etl
                                          etl_volumes_wants_ids };
     _Static_assert(sizeof wants / sizeof wants[0] == sizeof obs / sizeof obs[0], "a filter per observer");
     _Static_assert(sizeof ids / sizeof ids[0] == sizeof obs / sizeof obs[0], "a filter per observer");
-    return etl_prescan_file_filtered(path, threads, d->inflate, obs, wants, ids, sizeof obs / sizeof obs[0], err);
+    if (!job->started)
+        return etl_prescan_file_filtered(path, threads, d->inflate, obs, wants, ids, sizeof obs / sizeof obs[0], err);
+    etl_reader *r = prescan_open_join(job, err);
+    if (!r)
+        return job->st; /* as etl_prescan_file_filtered fails when its open does */
+    return etl_prescan_reader_filtered(r, path, threads, obs, wants, ids, sizeof obs / sizeof obs[0], err);
 }
 
 /* The registry's messages (manifests that do not parse, disagreeing definitions, refused
@@ -1354,7 +1404,7 @@ static bool same_record(const etl_record *a, const etl_record *b)
 /* Manifest-based events: the registry's sources, then the schemas the trace carries (a
  * pre-pass, so that schemas stored after their events still apply to them).  False when out
  * of memory. */
-static bool decode_setup(decode_ctx *d, const etldump_options *o)
+static bool decode_setup(decode_ctx *d, const etldump_options *o, prescan_open_job *job)
 {
     d->dec = etl_decoder_new(report_schemas, NULL);
     if (!d->dec)
@@ -1372,7 +1422,7 @@ static bool decode_setup(decode_ctx *d, const etldump_options *o)
     d->links = etl_stack_links_new(0);
     d->volumes = etl_volumes_new(d->schemas);
     etl_error perr;
-    if (prescan(d, o->path, o->reader.threads, &perr) != ETL_OK)
+    if (prescan(d, o->path, o->reader.threads, job, &perr) != ETL_OK)
         fprintf(stderr, "etldump: %s: collecting the schemas the trace carries: %s\n", o->path, perr.message);
     etl_procs_seal(d->procs); /* nothing is observed from here on: lookups write nothing */
     return true;
@@ -1617,8 +1667,14 @@ static int read_trace(const etldump_options *o)
      * workers would wait for, so loaders take the threads past two (not measured: 2 cores). */
     if (decode)
         ropt.threads = o->threads > 2 ? o->threads - 2 : 0;
+    /* With another thread, the pre-scan's reader opens there meanwhile (prescan_open_job):
+     * nothing of that open is said unless the pre-scan's own open would have said it. */
+    prescan_open_job job = {.path = path, .cache = dctx.inflate};
+    if (decode && o->threads > 1)
+        job.started = etl_thread_start(&job.t, prescan_open_run, &job) == 0;
     if (etl_reader_open_file(path, &ropt, &r, &err) != ETL_OK) {
         fprintf(stderr, "etldump: %s: %s\n", path, err.message);
+        prescan_open_drop(&job);
         etl_inflate_cache_free(dctx.inflate);
         return 2;
     }
@@ -1631,7 +1687,8 @@ static int read_trace(const etldump_options *o)
 #endif
     json_out *j = json_new(stdout); /* 256 KiB of buffer: not on the stack */
 
-    if (!j || (decode && !decode_setup(&dctx, o))) {
+    if (!j || (decode && !decode_setup(&dctx, o, &job))) {
+        prescan_open_drop(&job);
         json_free(j);
         fprintf(stderr, "etldump: out of memory\n");
         etl_reader_close(r);

@@ -91,6 +91,14 @@ def test_damaged():
             with open(path, "wb") as f:
                 f.write(bad)
             same_across_threads(path, [], f"{cap} corrupted", threads=(2, 4))
+        # not a trace, and no file at all: the decoding reader's open fails while the pre-scan's
+        # reader opens on another thread (etldump.c, prescan_open_job): nothing more is said
+        with open(path, "wb") as f:
+            f.write(bytes(range(256)) * 64)
+        rc, out, err = same_across_threads(path, [], "not a trace", threads=(2, 4))
+        check(rc == 2 and b"not an ETW trace" in err and not out, f"not a trace: refused (rc {rc}, {err[:120]!r})")
+        rc, out, err = same_across_threads(os.path.join(tmp, "missing.etl"), [], "missing file", threads=(2, 4))
+        check(rc == 2 and err.count(b"\n") == 1, f"missing file: one line on stderr (rc {rc}, {err!r})")
     finally:
         shutil.rmtree(tmp)
 
