@@ -138,6 +138,14 @@ static void sync_pending(etl_reader *r)
 
 static void enqueue(etl_reader *r, const etl_error *e)
 {
+    /* The queue (4096 reports, 832 KiB) is made on the first report, not at open: most traces
+     * have none, and a reader is opened twice or three times per etldump run (each a block
+     * malloc maps by itself, an munmap at close). */
+    if (!r->probs && !(r->probs = calloc(MAX_QUEUED_PROBLEMS, sizeof *r->probs))) {
+        r->probs_dropped++; /* no memory: counted, as past the limit */
+        sync_pending(r);
+        return;
+    }
     if (r->prob_count >= MAX_QUEUED_PROBLEMS) {
         r->probs_dropped++;
         sync_pending(r);
@@ -1018,8 +1026,7 @@ etl_status etl_reader_open_io(const etl_io *io, void *ctx, uint64_t size, const 
         r->opt.window_bytes = ETL_DEFAULT_WINDOW_BYTES;
     r->heap = calloc(r->opt.window_buffers, sizeof *r->heap);
     r->pool = calloc(r->opt.window_buffers + 1u, sizeof *r->pool);
-    r->probs = calloc(MAX_QUEUED_PROBLEMS, sizeof *r->probs);
-    if (!r->heap || !r->pool || !r->probs) {
+    if (!r->heap || !r->pool) {
         reader_free(r);
         return etl_fail(err, ETL_ERR_NOMEM, 0, "no memory for the reader");
     }
