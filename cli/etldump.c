@@ -30,6 +30,9 @@
  * (resolve.h, fields.h, value_format.h); this file only writes what they return.
  */
 #include <math.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* mallopt */
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #ifdef __GLIBC__
@@ -1791,6 +1794,9 @@ static int read_trace(const etldump_options *o)
     return rc;
 }
 
+/* The largest block etldump's malloc takes from the heap (main). */
+#define ETLDUMP_HEAP_BLOCK_MAX (32 * 1024 * 1024)
+
 int main(int argc, char **argv)
 {
     static etldump_options o; /* manifest paths and the selection: not on the stack */
@@ -1803,5 +1809,16 @@ int main(int argc, char **argv)
         o.pcapng.progress = isatty(STDERR_FILENO);
         return pcapng_out_run(o.pcapng_path, o.path, &o.reader, &o.pcapng);
     }
+#ifdef __GLIBC__
+    /* Blocks up to 32 MiB come from the heap and go back to it, never mapped and unmapped on
+     * their own.  On the 2-core VM of bench/README.md (session 15) each munmap took 0.1-0.4 ms
+     * once other threads had run (perf probe; page-table work is dear there), and --threads 2
+     * freed its text buffers, writers and batch arenas that way, ~25 of them, 2.4 ms at its
+     * end; glibc's own threshold moves up to the size of the last mapped block freed, so which
+     * blocks were mapped depended on what happened to be freed before.  Peak memory is what it
+     * was (large_kernel --threads 2: 10.3 -> 12.0 MiB, net452 with manifests 36.6 -> 36.5). */
+    mallopt(M_MMAP_THRESHOLD, ETLDUMP_HEAP_BLOCK_MAX);
+    mallopt(M_TRIM_THRESHOLD, ETLDUMP_HEAP_BLOCK_MAX); /* and so much of the heap's free top is kept */
+#endif
     return read_trace(&o);
 }
