@@ -1816,7 +1816,7 @@ int main(int argc, char **argv)
      * freed its text buffers, writers and batch arenas that way, ~25 of them, 2.4 ms at its
      * end; glibc's own threshold moves up to the size of the last mapped block freed, so which
      * blocks were mapped depended on what happened to be freed before.  Peak memory is what it
-     * was (large_kernel --threads 2: 10.3 -> 12.0 MiB, net452 with manifests 36.6 -> 36.5). */
+     * was (large_kernel --threads 2: 10.2 -> 11.9 MiB, net452 with manifests 36.6 -> 36.5). */
     mallopt(M_MMAP_THRESHOLD, ETLDUMP_HEAP_BLOCK_MAX);
     mallopt(M_TRIM_THRESHOLD, ETLDUMP_HEAP_BLOCK_MAX); /* and so much of the heap's free top is kept */
 #endif
