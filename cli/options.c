@@ -38,7 +38,7 @@ static void usage(FILE *f)
           "Manifests that do not load are reported on stderr and do not change the status.\n"
           "--pcapng writes the packets of a pktmon or netsh trace to OUT ('-' for stdout) as\n"
           "pcapng, every appearance of a pktmon packet, or with --first-appearance each once.\n"
-          "--threads N uses N threads (default: the machine's cores); the output is the same.\n",
+          "--threads N uses N threads (default: the cores it may use); the output is the same.\n",
           f);
 }
 
@@ -330,9 +330,9 @@ int etldump_parse_options(int argc, char **argv, etldump_options *o)
         return 2;
     }
     o->path = argv[optind];
-    if (!o->threads) { /* the machine's cores */
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        o->threads = n < 1 ? 1u : n > ETLDUMP_MAX_THREADS ? ETLDUMP_MAX_THREADS : (unsigned)n;
+    if (!o->threads) { /* the cores this process may use (a taskset or cpuset counts) */
+        unsigned n = etl_thread_cpus();
+        o->threads = n > ETLDUMP_MAX_THREADS ? ETLDUMP_MAX_THREADS : n;
     }
     /* One thread merges, frames and writes; the others read, inflate and index buffers ahead
      * of it (etl_options.threads); when decoding, N - 1 workers format the records instead and

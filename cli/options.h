@@ -42,7 +42,7 @@ typedef struct etldump_options {
     size_t n_tmf_paths;
     /* reading: JSON Lines, --summary, --verify-positions */
     bool summary, payload, verify;
-    unsigned threads; /* --threads N (default: the machine's cores) */
+    unsigned threads; /* --threads N (default: the cores it may use, etl_thread_cpus) */
     etl_options reader;
     /* --pcapng OUT: packets to a pcapng file (pcapng_out.h) */
     const char *pcapng_path;

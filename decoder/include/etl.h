@@ -416,6 +416,11 @@ typedef struct etl_options {
 
 #define ETL_MAX_READER_THREADS 16u
 
+/* The CPUs the calling thread may run on: its affinity set, so that `taskset` and a
+ * container's cpuset count, not the machine's cores; at least 1.  Where the set cannot be read,
+ * or off Linux, the CPUs online.  What a consumer's default thread count starts from. */
+unsigned etl_thread_cpus(void);
+
 typedef struct etl_stats {
     uint64_t buffers;            /* buffers read (including damaged ones) */
     uint64_t buffers_compressed;

@@ -14,12 +14,12 @@
 
 #include <pthread.h>
 
+#include "etl.h"
+
 /* pthread_create(t, NULL, fn, arg), started on another CPU when there is one (above); 0 or
  * pthread_create's error. */
 int etl_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
-/* The CPUs the calling thread may run on (its affinity set, so a `taskset` counts), at least 1;
- * off Linux, the CPUs online. */
-unsigned etl_thread_cpus(void);
+/* etl_thread_cpus, the CPUs the caller may use, is public: etl.h. */
 
 #endif

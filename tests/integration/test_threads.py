@@ -12,6 +12,9 @@ TEST is one of:
   halves     a generated kernel trace large enough for the pre-scan in two halves (prescan.h:
              over 8 MiB, uncompressed), clean and with damage in either half and at the
              split itself (where the second half's reader is not used): the same comparison
+  default    without --threads, etldump makes the threads of --threads K, K the CPUs it may use
+             (its affinity set: one under `taskset -c 0`, not the machine's cores), counted
+             as the clone calls strace sees, and writes the same
 Each prints what it checked and ends with an "N passed, N failed" line.
 """
 import os
@@ -148,5 +151,40 @@ def test_halves():
         shutil.rmtree(tmp)
 
 
-{"corpus": test_corpus, "damaged": test_damaged, "batches": test_batches, "halves": test_halves}[WHICH]()
+def threads_made(args, cpus):
+    """(threads etldump made, its stdout) when run on the CPU set `cpus`: its clone calls."""
+    tmp = tempfile.mkdtemp(prefix="etlshark-threads-")
+    try:
+        log = os.path.join(tmp, "clone.strace")
+        p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-e", "signal=none", "-o", log,
+                            ETLDUMP, *args], capture_output=True, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+        with open(log) as f:
+            made = sum(1 for line in f if "clone" in line and "= -1" not in line)
+        return made, p.stdout
+    finally:
+        shutil.rmtree(tmp)
+
+
+def test_default():
+    if shutil.which("strace") is None or subprocess.run(["strace", "-qq", "-o", os.devnull, "true"]).returncode:
+        print("SKIP: strace is missing or cannot trace here (tests/install-deps.sh installs it)")
+        return
+    net452 = os.path.join(CAPTURES, "perfview_net452_x64_merged_compressed.etl")
+    mine = sorted(os.sched_getaffinity(0))
+    for cpus in [{mine[0]}, {mine[-1]}, set(mine)]:
+        k = min(len(cpus), 64)  # etldump's --threads takes 1 to 64
+        for what, args in [("JSON", [net452]), ("--summary", ["--summary", net452])]:
+            made, out = threads_made(args, cpus)
+            want, want_out = threads_made(["--threads", str(k)] + args, cpus)
+            check(made == want, f"{what} on CPUs {sorted(cpus)}: {made} threads made by default, "
+                                f"{want} by --threads {k}")
+            check(out == want_out, f"{what} on CPUs {sorted(cpus)}: the same output as --threads {k}")
+        if k == 1:  # a taskset of one CPU: no helper thread at all, and --threads 2 does make them
+            made, _ = threads_made([net452], cpus)
+            two, _ = threads_made(["--threads", "2", net452], cpus)
+            check(made == 0 and two > 0, f"JSON on CPU {sorted(cpus)}: {made} threads by default, {two} at --threads 2")
+
+
+{"corpus": test_corpus, "damaged": test_damaged, "batches": test_batches, "halves": test_halves,
+ "default": test_default}[WHICH]()
 finish()
