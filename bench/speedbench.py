@@ -2,17 +2,21 @@
 """speedbench.py - issue 16's figures, each as a ratio to md5sum of the same file in the same run.
 A bench, not a timed test.
 
-    bench/speedbench.py ETLDUMP [--runs R] [--threads N] [--manifests DIR] FILE...
+    bench/speedbench.py ETLDUMP [--runs R] [--threads N] [--manifests DIR] [--peer CMD] FILE...
 
 For every FILE, R rounds, each round running md5sum and then every etldump mode once on it
 (so the yardstick and the measured command share the moment: the machine is shared), and per
 command the best wall time and the best CPU time (user + system, the children's rusage) over
-the rounds, plus the peak RSS.  Modes:
+the rounds, plus the peak RSS (of one more run under /usr/bin/time, see peak_rss).  Modes:
 
   summary     etldump --summary --threads 1 FILE          (framing, merge in timestamp order)
   summary/N   etldump --summary --threads N FILE          (loader threads inflating ahead)
   json        etldump --threads 1 [--manifest-path DIR] FILE > /dev/null
   json/N      etldump --threads N [--manifest-path DIR] FILE > /dev/null
+
+  peer        PEER FILE                                   (--peer PEER: another reader, say one
+                                                          that frames and counts every record;
+                                                          its exit status is not checked)
 
 Printed per mode: best wall s, best CPU s, wall and CPU as a ratio to md5sum's best wall/CPU,
 records per second of wall time (JSON: events/s), peak RSS.  Each round also runs md5sum pinned
@@ -27,10 +31,11 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 
-def run(cmd):
+def run(cmd, check=True):
     """(wall s, CPU s, peak RSS KiB) of cmd alone (its own rusage from wait4), stdout to /dev/null."""
     with open(os.devnull, "wb") as null:
         t0 = time.perf_counter()
@@ -38,9 +43,28 @@ def run(cmd):
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode not in (0, 1):
+    if check and p.returncode not in (0, 1):
         sys.exit("%s: exit %d" % (" ".join(cmd), p.returncode))
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def peak_rss(cmd):
+    """Peak RSS KiB of cmd from one more run under GNU time, or None without it.  wait4's
+    ru_maxrss cannot tell: a child forked (or vforked) from Python keeps at exec the high-water
+    mark of the Python pages it started from (14 MiB here), which hides every smaller peak."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    fd, out = tempfile.mkstemp(prefix="speedbench-rss-")
+    os.close(fd)
+    try:
+        with open(os.devnull, "wb") as null:
+            subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out] + cmd, stdout=null, stderr=null)
+        with open(out) as f:
+            return int(f.read().split()[-1])
+    except (ValueError, IndexError):
+        return None
+    finally:
+        os.unlink(out)
 
 
 def records(etldump, path):
@@ -57,6 +81,7 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--manifests", default=None)
     ap.add_argument("--modes", default="summary,summary/N,json,json/N")
+    ap.add_argument("--peer", default=None, help="another reader's command, run as PEER FILE in every round")
     args = ap.parse_args()
     n = str(args.threads)
     for path in args.files:
@@ -67,7 +92,9 @@ def main():
             "json": [args.etldump, "--threads", "1"] + mf + [path],
             "json/N": [args.etldump, "--threads", n] + mf + [path],
         }
-        wanted = [m for m in args.modes.split(",") if m in modes]
+        if args.peer:
+            modes["peer"] = args.peer.split() + [path]
+        wanted = [m for m in args.modes.split(",") if m in modes] + (["peer"] if args.peer else [])
         best = {"md5sum": [1e9, 1e9, 0]}
         for m in wanted:
             best[m] = [1e9, 1e9, 0]
@@ -75,11 +102,13 @@ def main():
         per_cpu = {c: 1e9 for c in cpus}
         for _ in range(args.runs):
             for name, cmd in [("md5sum", ["md5sum", path])] + [(m, modes[m]) for m in wanted]:
-                w, c, rss = run(cmd)
+                w, c, rss = run(cmd, check=name != "peer")
                 b = best[name]
                 b[0], b[1], b[2] = min(b[0], w), min(b[1], c), max(b[2], rss)
             for c in cpus:
                 per_cpu[c] = min(per_cpu[c], run(["taskset", "-c", str(c), "md5sum", path])[0])
+        for m in wanted:
+            best[m][2] = peak_rss(modes[m]) or best[m][2]
         nrec = records(args.etldump, path)
         size = os.path.getsize(path)
         print("%s: %d records, %.1f MB; md5sum best wall %.3f s, CPU %.3f s (best of %d, threads N = %s)"
@@ -89,6 +118,10 @@ def main():
             w, c, rss = best[m]
             print("  %-10s %8.3f %8.3f %9.2fx %9.2fx %12.0f %9.1f"
                   % (m, w, c, w / best["md5sum"][0], c / max(best["md5sum"][1], 1e-9), nrec / w, rss / 1024))
+        if "peer" in wanted:
+            for m in ("summary", "summary/N"):
+                if m in wanted:
+                    print("  %s takes %.2fx the peer's wall time" % (m, best[m][0] / best["peer"][0]))
         if "json" in wanted and "json/N" in wanted:
             print("  json/N is %.2fx json's rate" % (best["json"][0] / best["json/N"][0]))
         print("  md5sum pinned, best wall per CPU: %s" % ", ".join("cpu%d %.3f s" % (c, per_cpu[c]) for c in cpus))
