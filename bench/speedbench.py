@@ -22,7 +22,11 @@ Printed per mode: best wall s, best CPU s, wall and CPU as a ratio to md5sum's b
 records per second of wall time (JSON: events/s), peak RSS.  Each round also runs md5sum pinned
 to each CPU, and the best per CPU is printed: on a VM one core can run much slower than the
 other for minutes (session 12: 0.38 against 0.60 s for the same pinned etldump), and a sitting
-with a slow core says nothing about what N threads gain (json/N over json, also printed).  --manifests is passed to the JSON
+with a slow core says nothing about what N threads gain (json/N over json, also printed).
+Each round also runs one md5sum pinned to every CPU at the same time: the wall time until all
+end, over one alone, is what the machine gives to work on all its cores side by side (1.0x on
+cores of their own; more where vCPUs share a core or the host is busy), the ceiling json/N
+lives under.  --manifests is passed to the JSON
 modes only when the file name contains "net452" (the shared manifests describe its events).
 Python 3 standard library only.
 """
@@ -46,6 +50,16 @@ def run(cmd, check=True):
     if check and p.returncode not in (0, 1):
         sys.exit("%s: exit %d" % (" ".join(cmd), p.returncode))
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def run_together(cmds):
+    """Wall s until every one of cmds, started at once, has ended."""
+    with open(os.devnull, "wb") as null:
+        t0 = time.perf_counter()
+        ps = [subprocess.Popen(c, stdout=null, stderr=subprocess.DEVNULL) for c in cmds]
+        for p in ps:
+            p.wait()
+        return time.perf_counter() - t0
 
 
 def peak_rss(cmd):
@@ -100,6 +114,7 @@ def main():
             best[m] = [1e9, 1e9, 0]
         cpus = sorted(os.sched_getaffinity(0))
         per_cpu = {c: 1e9 for c in cpus}
+        together = 1e9
         for _ in range(args.runs):
             for name, cmd in [("md5sum", ["md5sum", path])] + [(m, modes[m]) for m in wanted]:
                 w, c, rss = run(cmd, check=name != "peer")
@@ -107,6 +122,8 @@ def main():
                 b[0], b[1], b[2] = min(b[0], w), min(b[1], c), max(b[2], rss)
             for c in cpus:
                 per_cpu[c] = min(per_cpu[c], run(["taskset", "-c", str(c), "md5sum", path])[0])
+            if len(cpus) > 1:
+                together = min(together, run_together([["taskset", "-c", str(c), "md5sum", path] for c in cpus]))
         for m in wanted:
             best[m][2] = peak_rss(modes[m]) or best[m][2]
         nrec = records(args.etldump, path)
@@ -125,6 +142,9 @@ def main():
         if "json" in wanted and "json/N" in wanted:
             print("  json/N is %.2fx json's rate" % (best["json"][0] / best["json/N"][0]))
         print("  md5sum pinned, best wall per CPU: %s" % ", ".join("cpu%d %.3f s" % (c, per_cpu[c]) for c in cpus))
+        if len(cpus) > 1:
+            print("  md5sum on every CPU at once: best wall %.3f s, %.2fx one alone (what the cores give side by side)"
+                  % (together, together / min(per_cpu.values())))
 
 
 if __name__ == "__main__":
