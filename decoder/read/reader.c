@@ -41,6 +41,7 @@
 #include "position.h"
 #include "prefetch.h"
 #include "record.h"
+#include "thread.h"
 
 #define MAX_FILE_OFFSET (1ULL << (63 - ETL_POSITION_OFFSET_BITS))
 #define MAX_QUEUED_PROBLEMS 4096u
@@ -419,17 +420,151 @@ static int64_t first_timestamp(const etl_buffer_header *h, const uint8_t *after,
     return INT64_MIN;
 }
 
+/* The header walk in parts (etl_options.threads): one read per buffer is some 2.9 us (a system
+ * call on the VM of bench/README.md, session 17), 2.9 ms of opening the 1 M-record kernel
+ * trace and a tenth of `etldump --summary --threads 2` on it.  Each buffer's header says where
+ * the next one is, so the walk is sequential; but a trace's buffers all have the session's
+ * buffer size, so the parts after the first start where that size puts them, each on a thread
+ * of its own, and walk until the next part's start.  A part counts only when the walk before it
+ * lands exactly on its start and it met nothing to report on its way: every header valid, no
+ * short read, and its own walk landing exactly on its end.  Otherwise its result is dropped and
+ * the walk goes on from where it is, as it would have without parts, so the buffers found and
+ * the reports made are the same either way. */
+#define WALK_MAX_PARTS 4u
+#define WALK_MIN_BUFFERS 256u /* per part: fewer are not worth a thread's start (0.15-0.27 ms) */
+
+typedef struct walk_part {
+    const etl_reader *r; /* read only: io (read_at is thread-safe with threads), opt.order */
+    uint64_t from, to;
+    struct buf_ref *bufs;
+    uint32_t n, cap;
+    bool clean;   /* every header valid, of the session's buffer size, and the walk landed on `to` */
+    pthread_t t;
+} walk_part;
+
+/* One buffer's header at off, in timestamp order with the bytes first_timestamp needs (in one
+ * read: two reads a buffer were half of opening a 1,000-buffer trace, a system call costing
+ * ~1.4 us on the VM of bench/README.md session 12; in file order nothing needs them); the
+ * bytes read. */
+static size_t read_head(const etl_reader *r, uint64_t off, uint8_t h[ETL_BUFFER_HEADER_SIZE + FIRST_PREFIX],
+                        etl_error *err, etl_status *st)
+{
+    size_t got = 0;
+    bool timed = r->opt.order == ETL_ORDER_TIME;
+    *st = etl_io_read(&r->io, off, h, timed ? ETL_BUFFER_HEADER_SIZE + FIRST_PREFIX : ETL_BUFFER_HEADER_SIZE, &got, err);
+    return got;
+}
+
+static void *walk_part_run(void *arg)
+{
+    walk_part *w = arg;
+    const etl_reader *r = w->r;
+    const bool timed = r->opt.order == ETL_ORDER_TIME;
+    uint64_t off = w->from;
+    while (off < w->to) {
+        uint8_t h[ETL_BUFFER_HEADER_SIZE + FIRST_PREFIX];
+        etl_error e;
+        etl_status st;
+        size_t got = read_head(r, off, h, &e, &st);
+        etl_buffer_header bh;
+        if (st != ETL_OK || got < ETL_BUFFER_HEADER_SIZE ||
+            etl_buffer_header_check(h, r->io.size - off, &bh, &e) != ETL_OK || bh.buffer_size != r->lf.buffer_size)
+            return NULL; /* the sequential walk will say what it was */
+        if (w->n == w->cap) {
+            uint32_t cap = w->cap ? w->cap * 2 : 256;
+            struct buf_ref *v = realloc(w->bufs, (size_t)cap * sizeof *v);
+            if (!v)
+                return NULL;
+            w->bufs = v;
+            w->cap = cap;
+        }
+        struct buf_ref *ref = &w->bufs[w->n++];
+        ref->offset = off;
+        ref->hdr = bh;
+        size_t after = got - ETL_BUFFER_HEADER_SIZE;
+        ref->first_ts = timed ? first_timestamp(&bh, h + ETL_BUFFER_HEADER_SIZE, after) : INT64_MIN;
+        off += bh.buffer_size;
+    }
+    w->clean = off == w->to;
+    return NULL;
+}
+
+static etl_status walk(etl_reader *r, walk_part *parts, unsigned nparts, unsigned *next_part, etl_error *err);
+
+/* The parts after the first, started (none when threads were not asked for, the file is small,
+ * or the session's buffer size is unknown); their number. */
+static unsigned walk_parts_start(etl_reader *r, walk_part *parts)
+{
+    uint32_t bsize = r->lf.present ? r->lf.buffer_size : 0;
+    /* a compressed trace's buffers are not where the size puts them */
+    if (!r->opt.threads || r->compressed_file || bsize < ETL_BUFFER_HEADER_SIZE || r->io.size >= MAX_FILE_OFFSET)
+        return 0;
+    uint64_t nbuf = r->io.size / bsize;
+    unsigned k = r->opt.threads + 1u < WALK_MAX_PARTS ? r->opt.threads + 1u : WALK_MAX_PARTS;
+    while (k > 1 && nbuf / k < WALK_MIN_BUFFERS)
+        k--;
+    unsigned n = 0;
+    for (unsigned i = 1; i < k; i++) {
+        walk_part *w = &parts[n];
+        *w = (walk_part){.r = r, .from = nbuf * i / k * bsize, .to = i + 1 < k ? nbuf * (i + 1) / k * bsize : r->io.size};
+        if (etl_thread_start(&w->t, walk_part_run, w) != 0)
+            break; /* the part before ends where this one would start: the walk goes on from there */
+        n++;
+    }
+    return n;
+}
+
+/* Part w, done: its buffers appended to r's when it counts (true), else dropped. */
+static bool walk_part_take(etl_reader *r, walk_part *w, bool use)
+{
+    pthread_join(w->t, NULL);
+    bool ok = use && w->clean;
+    if (ok && r->nbufs + (uint64_t)w->n > r->bufs_cap) {
+        uint64_t want = (uint64_t)r->nbufs + w->n;
+        struct buf_ref *v = want <= UINT32_MAX ? realloc(r->bufs, (size_t)want * sizeof *v) : NULL;
+        ok = v != NULL; /* no memory: the walk goes on alone, and says so if it fails too */
+        if (v) {
+            r->bufs = v;
+            r->bufs_cap = (uint32_t)want;
+        }
+    }
+    for (uint32_t i = 0; ok && i < w->n; i++) {
+        struct buf_ref *ref = &r->bufs[r->nbufs];
+        *ref = w->bufs[i];
+        ref->file_seq = r->nbufs++;
+    }
+    free(w->bufs);
+    w->bufs = NULL;
+    return ok;
+}
+
 /* Walk every buffer header from the start of the file, recording the valid ones and reporting
  * (and skipping) the impossible ones. */
 static etl_status prescan(etl_reader *r, etl_error *err)
 {
-    /* In timestamp order the merge needs each buffer's first timestamp: the bytes it is read
-     * from come with the header, in one read (two reads a buffer were half of opening a
-     * 1,000-buffer trace, a system call costing ~1.4 us on the VM of bench/README.md session
-     * 12).  In file order nothing needs it: only the header is read. */
+    walk_part parts[WALK_MAX_PARTS - 1];
+    unsigned nparts = walk_parts_start(r, parts), next_part = 0;
+    etl_status st = walk(r, parts, nparts, &next_part, err);
+    while (next_part < nparts) /* every thread joined, whatever happened */
+        walk_part_take(r, &parts[next_part++], false);
+    return st;
+}
+
+/* The walk itself, taking the parts (walk_part) it lands on. */
+static etl_status walk(etl_reader *r, walk_part *parts, unsigned nparts, unsigned *next_part, etl_error *err)
+{
+    /* in timestamp order the merge needs each buffer's first timestamp (read_head) */
     const bool timed = r->opt.order == ETL_ORDER_TIME;
     uint64_t off = 0;
     while (off < r->io.size) {
+        /* a part passed over is dropped; the one landed on is taken, and the walk goes on at its end */
+        while (*next_part < nparts && parts[*next_part].from <= off) {
+            walk_part *w = &parts[(*next_part)++];
+            if (walk_part_take(r, w, w->from == off))
+                off = w->to;
+        }
+        if (off >= r->io.size)
+            break;
         uint8_t h[ETL_BUFFER_HEADER_SIZE + FIRST_PREFIX];
         size_t got;
         if (off >= MAX_FILE_OFFSET) {
@@ -438,7 +573,8 @@ static etl_status prescan(etl_reader *r, etl_error *err)
                    (unsigned long long)off);
             break;
         }
-        etl_status st = etl_io_read(&r->io, off, h, timed ? sizeof h : ETL_BUFFER_HEADER_SIZE, &got, err);
+        etl_status st;
+        got = read_head(r, off, h, err, &st);
         if (st != ETL_OK)
             return st;
         size_t after = got > ETL_BUFFER_HEADER_SIZE ? got - ETL_BUFFER_HEADER_SIZE : 0;
