@@ -550,6 +550,36 @@ static etl_status prescan(etl_reader *r, etl_error *err)
     return st;
 }
 
+/* An uncompressed trace's buffers all have the session's buffer size (the logfile header's).
+ * A header that says more may be damaged in its size field alone: the walk would then step
+ * over the buffers it claims to hold, whole and valid, and never say so.  When a valid buffer
+ * header sits where the session's size puts the next one, is that the case (one more read, only
+ * for such a header)? */
+static bool session_size_follows(etl_reader *r, uint64_t off)
+{
+    uint64_t next = off + r->lf.buffer_size;
+    uint8_t h[ETL_BUFFER_HEADER_SIZE];
+    size_t got;
+    etl_error e;
+    etl_buffer_header nb;
+    return next < r->io.size && etl_io_read(&r->io, next, h, sizeof h, &got, &e) == ETL_OK && got == sizeof h &&
+           etl_buffer_header_check(h, r->io.size - next, &nb, &e) == ETL_OK;
+}
+
+/* The buffer at off read as the session's size, and said so (with the buffer's delivery). */
+static void take_session_size(etl_reader *r, uint64_t off, etl_buffer_header *bh)
+{
+    uint32_t size = r->lf.buffer_size;
+    r->defer_due = off;
+    report(r, ETL_ERR_CORRUPT, off, 0,
+           "buffer header at 0x%llx: its size 0x%x is not the session's 0x%x, and a valid buffer header follows at 0x%llx; "
+           "read as 0x%x bytes",
+           (unsigned long long)off, bh->buffer_size, size, (unsigned long long)(off + size), size);
+    bh->buffer_size = size;
+    if (bh->valid_end > size)
+        bh->valid_end = size;
+}
+
 /* The walk itself, taking the parts (walk_part) it lands on. */
 static etl_status walk(etl_reader *r, walk_part *parts, unsigned nparts, unsigned *next_part, etl_error *err)
 {
@@ -612,6 +642,9 @@ static etl_status walk(etl_reader *r, walk_part *parts, unsigned nparts, unsigne
             off = next;
             continue;
         }
+        if (!r->compressed_file && !(bh.flags & ETL_BF_COMPRESSED) && r->lf.present && bh.buffer_size > r->lf.buffer_size &&
+            r->lf.buffer_size >= ETL_BUFFER_HEADER_SIZE && session_size_follows(r, off))
+            take_session_size(r, off, &bh);
         if (r->nbufs == r->bufs_cap) {
             uint32_t n = r->bufs_cap ? r->bufs_cap * 2 : 64;
             struct buf_ref *v = realloc(r->bufs, (size_t)n * sizeof *v);
