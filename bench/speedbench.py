@@ -2,7 +2,7 @@
 """speedbench.py - issue 16's figures, each as a ratio to md5sum of the same file in the same run.
 A bench, not a timed test.
 
-    bench/speedbench.py ETLDUMP [--runs R] [--threads N] [--manifests DIR] [--peer CMD] FILE...
+    bench/speedbench.py ETLDUMP [--runs R] [--threads N] [--manifests DIR] [--peer CMD] [--base OLD] FILE...
 
 For every FILE, R rounds, each round running md5sum and then every etldump mode once on it
 (so the yardstick and the measured command share the moment: the machine is shared), and per
@@ -17,6 +17,10 @@ the rounds, plus the peak RSS (of one more run under /usr/bin/time, see peak_rss
   peer        PEER FILE                                   (--peer PEER: another reader, say one
                                                           that frames and counts every record;
                                                           its exit status is not checked)
+
+  base MODE   the same mode with OLD (--base OLD: another build of etldump, before a change),
+              run right after the new build's in every round; printed as the new build's
+              wall time over the old one's, best against best and median against median
 
 Printed per mode: best wall s, best CPU s, wall and CPU as a ratio to md5sum's best wall/CPU,
 records per second of wall time (JSON: events/s), peak RSS.  Each round also runs md5sum pinned
@@ -87,6 +91,12 @@ def records(etldump, path):
     return int(m.group(1)) if m else 0
 
 
+def median(xs):
+    xs = sorted(xs)
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("etldump")
@@ -96,19 +106,29 @@ def main():
     ap.add_argument("--manifests", default=None)
     ap.add_argument("--modes", default="summary,summary/N,json,json/N")
     ap.add_argument("--peer", default=None, help="another reader's command, run as PEER FILE in every round")
+    ap.add_argument("--base", default=None, help="an older etldump: every mode also run with it, in the same rounds")
     args = ap.parse_args()
     n = str(args.threads)
     for path in args.files:
         mf = ["--manifest-path", args.manifests] if args.manifests and "net452" in path else []
-        modes = {
-            "summary": [args.etldump, "--summary", "--threads", "1", path],
-            "summary/N": [args.etldump, "--summary", "--threads", n, path],
-            "json": [args.etldump, "--threads", "1"] + mf + [path],
-            "json/N": [args.etldump, "--threads", n] + mf + [path],
-        }
+        def mode_cmds(e):
+            return {
+                "summary": [e, "--summary", "--threads", "1", path],
+                "summary/N": [e, "--summary", "--threads", n, path],
+                "json": [e, "--threads", "1"] + mf + [path],
+                "json/N": [e, "--threads", n] + mf + [path],
+            }
+        modes = mode_cmds(args.etldump)
+        measured = [m for m in args.modes.split(",") if m in modes]
+        if args.base:
+            old = mode_cmds(args.base)
+            for m in measured:
+                modes["base " + m] = old[m]
         if args.peer:
             modes["peer"] = args.peer.split() + [path]
-        wanted = [m for m in args.modes.split(",") if m in modes] + (["peer"] if args.peer else [])
+        # each mode, then (with --base) the same mode with the old build, then the peer
+        wanted = [x for m in measured for x in ([m, "base " + m] if args.base else [m])] + (["peer"] if args.peer else [])
+        walls = {m: [] for m in wanted}
         best = {"md5sum": [1e9, 1e9, 0]}
         for m in wanted:
             best[m] = [1e9, 1e9, 0]
@@ -118,6 +138,8 @@ def main():
         for _ in range(args.runs):
             for name, cmd in [("md5sum", ["md5sum", path])] + [(m, modes[m]) for m in wanted]:
                 w, c, rss = run(cmd, check=name != "peer")
+                if name in walls:
+                    walls[name].append(w)
                 b = best[name]
                 b[0], b[1], b[2] = min(b[0], w), min(b[1], c), max(b[2], rss)
             for c in cpus:
@@ -130,15 +152,18 @@ def main():
         size = os.path.getsize(path)
         print("%s: %d records, %.1f MB; md5sum best wall %.3f s, CPU %.3f s (best of %d, threads N = %s)"
               % (os.path.basename(path), nrec, size / 1e6, best["md5sum"][0], best["md5sum"][1], args.runs, n))
-        print("  %-10s %8s %8s %10s %10s %12s %9s" % ("mode", "wall s", "CPU s", "wall/md5", "CPU/md5", "records/s", "RSS MiB"))
+        print("  %-14s %8s %8s %10s %10s %12s %9s" % ("mode", "wall s", "CPU s", "wall/md5", "CPU/md5", "records/s", "RSS MiB"))
         for m in wanted:
             w, c, rss = best[m]
-            print("  %-10s %8.3f %8.3f %9.2fx %9.2fx %12.0f %9.1f"
+            print("  %-14s %8.3f %8.3f %9.2fx %9.2fx %12.0f %9.1f"
                   % (m, w, c, w / best["md5sum"][0], c / max(best["md5sum"][1], 1e-9), nrec / w, rss / 1024))
         if "peer" in wanted:
             for m in ("summary", "summary/N"):
                 if m in wanted:
                     print("  %s takes %.2fx the peer's wall time" % (m, best[m][0] / best["peer"][0]))
+        for m in measured if args.base else []:
+            print("  %s: new/old wall %.3fx best, %.3fx median" % (m, best[m][0] / best["base " + m][0],
+                                                                  median(walls[m]) / median(walls["base " + m])))
         if "json" in wanted and "json/N" in wanted:
             print("  json/N is %.2fx json's rate" % (best["json"][0] / best["json/N"][0]))
         print("  md5sum pinned, best wall per CPU: %s" % ", ".join("cpu%d %.3f s" % (c, per_cpu[c]) for c in cpus))
