@@ -442,6 +442,20 @@ typedef struct walk_part {
     pthread_t t;
 } walk_part;
 
+/* The next entry of a growing buffer index (*n of *cap in use), or NULL when out of memory. */
+static struct buf_ref *buf_ref_add(struct buf_ref **bufs, uint32_t *n, uint32_t *cap)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 64;
+        struct buf_ref *v = c > *cap ? realloc(*bufs, (size_t)c * sizeof *v) : NULL;
+        if (!v)
+            return NULL;
+        *bufs = v;
+        *cap = c;
+    }
+    return &(*bufs)[(*n)++];
+}
+
 /* One buffer's header at off, in timestamp order with the bytes first_timestamp needs (in one
  * read: two reads a buffer were half of opening a 1,000-buffer trace, a system call costing
  * ~1.4 us on the VM of bench/README.md session 12; in file order nothing needs them); the
@@ -470,15 +484,9 @@ static void *walk_part_run(void *arg)
         if (st != ETL_OK || got < ETL_BUFFER_HEADER_SIZE ||
             etl_buffer_header_check(h, r->io.size - off, &bh, &e) != ETL_OK || bh.buffer_size != r->lf.buffer_size)
             return NULL; /* the sequential walk will say what it was */
-        if (w->n == w->cap) {
-            uint32_t cap = w->cap ? w->cap * 2 : 256;
-            struct buf_ref *v = realloc(w->bufs, (size_t)cap * sizeof *v);
-            if (!v)
-                return NULL;
-            w->bufs = v;
-            w->cap = cap;
-        }
-        struct buf_ref *ref = &w->bufs[w->n++];
+        struct buf_ref *ref = buf_ref_add(&w->bufs, &w->n, &w->cap);
+        if (!ref)
+            return NULL;
         ref->offset = off;
         ref->hdr = bh;
         size_t after = got - ETL_BUFFER_HEADER_SIZE;
@@ -552,18 +560,17 @@ static etl_status prescan(etl_reader *r, etl_error *err)
 
 /* An uncompressed trace's buffers all have the session's buffer size (the logfile header's).
  * A header that says more may be damaged in its size field alone: the walk would then step
- * over the buffers it claims to hold, whole and valid, and never say so.  When a valid buffer
- * header sits where the session's size puts the next one, is that the case (one more read, only
- * for such a header)? */
+ * over the buffers it claims to hold, whole and valid, and never say so.  Is there a buffer
+ * header where the session's size puts the next one, plausible as resync would take it (one
+ * more read, only for such a header)? */
 static bool session_size_follows(etl_reader *r, uint64_t off)
 {
     uint64_t next = off + r->lf.buffer_size;
-    uint8_t h[ETL_BUFFER_HEADER_SIZE];
+    uint8_t h[ETL_BUFFER_HEADER_SIZE + 4]; /* the header and its first record's marker, as resync reads */
     size_t got;
     etl_error e;
-    etl_buffer_header nb;
-    return next < r->io.size && etl_io_read(&r->io, next, h, sizeof h, &got, &e) == ETL_OK && got == sizeof h &&
-           etl_buffer_header_check(h, r->io.size - next, &nb, &e) == ETL_OK;
+    return next < r->io.size && etl_io_read(&r->io, next, h, sizeof h, &got, &e) == ETL_OK &&
+           plausible_at(r, h, got, next);
 }
 
 /* The buffer at off read as the session's size, and said so (with the buffer's delivery). */
@@ -645,20 +652,13 @@ static etl_status walk(etl_reader *r, walk_part *parts, unsigned nparts, unsigne
         if (!r->compressed_file && !(bh.flags & ETL_BF_COMPRESSED) && r->lf.present && bh.buffer_size > r->lf.buffer_size &&
             r->lf.buffer_size >= ETL_BUFFER_HEADER_SIZE && session_size_follows(r, off))
             take_session_size(r, off, &bh);
-        if (r->nbufs == r->bufs_cap) {
-            uint32_t n = r->bufs_cap ? r->bufs_cap * 2 : 64;
-            struct buf_ref *v = realloc(r->bufs, (size_t)n * sizeof *v);
-            if (!v)
-                return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the buffer index");
-            r->bufs = v;
-            r->bufs_cap = n;
-        }
-        struct buf_ref *ref = &r->bufs[r->nbufs];
+        struct buf_ref *ref = buf_ref_add(&r->bufs, &r->nbufs, &r->bufs_cap);
+        if (!ref)
+            return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for the buffer index");
         ref->offset = off;
         ref->hdr = bh;
-        ref->file_seq = r->nbufs;
+        ref->file_seq = r->nbufs - 1;
         ref->first_ts = timed ? first_timestamp(&bh, h + ETL_BUFFER_HEADER_SIZE, after) : INT64_MIN;
-        r->nbufs++;
         off += bh.buffer_size;
     }
     return ETL_OK;
