@@ -1690,28 +1690,26 @@ static int read_trace(const etldump_options *o)
 #endif
     json_out *j = json_new(stdout); /* 256 KiB of buffer: not on the stack */
 
-    if (!j || (decode && !decode_setup(&dctx, o, &job))) {
-        prescan_open_drop(&job);
-        json_free(j);
-        fprintf(stderr, "etldump: out of memory\n");
-        etl_reader_close(r);
-        etl_inflate_cache_free(dctx.inflate);
-        return 2;
-    }
-
     /* --threads N > 1: records decode and format on N workers, in batches (parallel.h); the
-     * main thread reads, prepares each record (prepare_record) and writes the batches in order. */
+     * main thread reads, prepares each record (prepare_record) and writes the batches in order.
+     * The pool is made before the decoder's setup and the pre-scan, which its workers do not
+     * need: the first one maps the batches' memory in meanwhile, on a core that would
+     * otherwise wait through the setup, and the decoding starts on memory already there. */
     format_ctx fctx = {&dctx, o->payload};
     par *pool = NULL;
     fmt_scratch *own_scratch = NULL; /* with one thread: the main thread formats every record */
-    if (decode && o->threads > 1)
+    if (j && decode && o->threads > 1)
         pool = par_new(o->threads - 1, stdout, format_slot, &fctx, sizeof(fmt_scratch));
-    else if (decode)
+    else if (j && decode)
         scratch = own_scratch = calloc(1, sizeof *own_scratch);
-    if (decode && !pool && !own_scratch) {
-        fprintf(stderr, "etldump: out of memory\n");
-        json_free(j);
+    if (!j || (decode && !pool && !own_scratch) || (decode && !decode_setup(&dctx, o, &job))) {
+        prescan_open_drop(&job);
+        par_finish(pool); /* nothing handed over: its workers end */
+        free(own_scratch);
+        scratch = NULL;
         decode_free(&dctx);
+        json_free(j);
+        fprintf(stderr, "etldump: out of memory\n");
         etl_reader_close(r);
         etl_inflate_cache_free(dctx.inflate);
         return 2;

@@ -34,7 +34,12 @@ typedef struct json_key_memo {
  * JSON_BUFFER_SIZE bytes that it owns). */
 typedef char *(*json_sink_fn)(void *ctx, char *buf, size_t len);
 
+/* Bytes before a writer's fields: its fields change on every token, and another thread's
+ * allocation ending right before them would share their cache line (etldump --threads: each
+ * formatting thread has a writer, parallel.c). */
+#define JSON_MARGIN 64u
 typedef struct json_out {
+    char margin[JSON_MARGIN]; /* never used: see JSON_MARGIN */
     FILE *f;
     json_sink_fn sink; /* NULL: the text goes to f */
     void *sink_ctx;

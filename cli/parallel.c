@@ -83,6 +83,12 @@ static void detect_prefetchw(void)
 #endif
 }
 
+/* Each batch on cache lines of its own (the ring: aligned_alloc): the main thread changes the
+ * one it fills on every record (n, used), and the thread formatting the one before read that
+ * one's fields on every record; side by side in one line, every record the main thread added
+ * took that line away from the formatter.  Two lines: the adjacent-line prefetcher fetches
+ * lines in pairs. */
+#define PAR_BATCH_ALIGN 128u
 typedef struct batch {
     par_slot *slots;
     unsigned n;
@@ -98,7 +104,7 @@ typedef struct batch {
     unsigned ntext, text_cap;
     bool failed;
     bool done; /* formatted: its text may be written */
-} batch;
+} __attribute__((aligned(PAR_BATCH_ALIGN))) batch;
 
 typedef struct worker_arg {
     struct par *p;
@@ -129,8 +135,10 @@ struct par {
     pthread_t *threads;
     worker_arg args[PAR_MAX_WORKERS];
     unsigned started;
-    json_out **jo; /* one writer per worker, and the last one the main thread's */
+    json_out **jo; /* one writer per worker, and the last one the main thread's (main_writer) */
+    enum { MAIN_WRITER_NONE, MAIN_WRITER_MAKING, MAIN_WRITER_READY } main_writer;
     void **scratch; /* the same for the format function's scratch (calloc: pages never used are never touched) */
+    void **scratch_block; /* what each was allocated as (own_writer: a cache line to spare at either end) */
     size_t scratch_size;
     char **spare;  /* text buffers written out, for the next ones kept (under mu) */
     unsigned nspare, spare_cap;
@@ -273,7 +281,8 @@ static void format_batch(par *p, json_out *j, void *scratch, batch *b)
     j->sink_ctx = b;
     j->len = 0;
     j->depth = 0;
-    for (unsigned i = 0; i < b->n; i++)
+    const unsigned n = b->n; /* the batch is the formatter's now: read once, not every record */
+    for (unsigned i = 0; i < n; i++)
         p->format(p->ctx, j, &b->slots[i], scratch);
     json_flush(j);
     pthread_mutex_lock(&p->mu);
@@ -291,25 +300,58 @@ static void prefault(const par *p)
         etl_prefault(p->prefault[i].at, p->prefault[i].len);
 }
 
-/* Formatting thread i's writer and scratch, made by that thread (false when out of memory).
- * A worker makes its own once started, while the main thread fills the first batches: zeroed,
- * they were ~0.9 ms of par_new per worker (page faults: 580 + 210 KiB), with the cores
- * otherwise idle until the first batch is handed over. */
+/* Formatting thread i's writer and scratch (false when out of memory).  A worker makes its own
+ * once started, while the main thread fills the first batches: zeroed, they were ~0.9 ms of
+ * par_new per worker (page faults: 580 + 210 KiB), with the cores otherwise idle until the
+ * first batch is handed over.
+ *
+ * Both change on every record, at both ends of the scratch (the value texts first, the time
+ * cache last), so the scratch has a cache line to spare on either side, as the writer has
+ * before its fields (JSON_MARGIN): two threads' side by side in one heap - worker 0 makes the
+ * main thread's, then its own (main_writer) - shared a line between the main thread's scratch
+ * and the worker's writer, and --threads 2 on the 1 M-record kernel trace took 226-231 ms
+ * instead of 196-197 (session 18, bench/README.md). */
 static bool own_writer(par *p, unsigned i)
 {
     if (!p->jo[i])
         p->jo[i] = json_new(p->out);
-    if (p->jo[i] && p->scratch_size && !p->scratch[i])
-        p->scratch[i] = calloc(1, p->scratch_size);
+    if (p->jo[i] && p->scratch_size && !p->scratch_block[i]) {
+        p->scratch_block[i] = calloc(1, p->scratch_size + 2 * PAR_LINE);
+        p->scratch[i] = p->scratch_block[i] ? (uint8_t *)p->scratch_block[i] + PAR_LINE : NULL;
+    }
     return p->jo[i] && (!p->scratch_size || p->scratch[i]);
+}
+
+/* The main thread's writer and scratch, which it needs only once it helps (help): made by the
+ * first worker as it starts, on the core that waits while the main thread sets up and
+ * pre-scans (etldump makes the pool before both), else by whichever thread asks first.  In
+ * par_new they were 0.8-1.5 ms of the main thread's own (page faults, on the 2-core VM of
+ * bench/README.md session 18).  Called with mu held; false when out of memory. */
+static bool main_writer(par *p)
+{
+    while (p->main_writer == MAIN_WRITER_MAKING) /* another thread makes it: wait for it */
+        pthread_cond_wait(&p->done, &p->mu);
+    if (p->main_writer == MAIN_WRITER_READY)
+        return true;
+    p->main_writer = MAIN_WRITER_MAKING;
+    pthread_mutex_unlock(&p->mu);
+    bool ok = own_writer(p, p->workers);
+    pthread_mutex_lock(&p->mu);
+    p->main_writer = ok ? MAIN_WRITER_READY : MAIN_WRITER_NONE;
+    pthread_cond_broadcast(&p->done);
+    return ok;
 }
 
 static void *worker(void *arg)
 {
     const worker_arg *w = arg;
     par *p = w->p;
-    if (w->index == 0)
+    if (w->index == 0) {
         prefault(p);
+        pthread_mutex_lock(&p->mu);
+        main_writer(p); /* out of memory: the main thread tries again when it helps */
+        pthread_mutex_unlock(&p->mu);
+    }
     if (!own_writer(p, w->index))
         return NULL; /* out of memory: the main thread formats what this one would have */
     json_out *j = p->jo[w->index];
@@ -334,7 +376,17 @@ static bool help(par *p)
 {
     if (p->taken == p->filled)
         return false;
+    bool writer = main_writer(p);
+    if (p->taken == p->filled) /* main_writer let go of mu: a worker took the batch meanwhile */
+        return true;
     batch *b = &p->ring[p->taken++ % p->nbatches];
+    if (!writer) { /* out of memory: the batch is lost, and said so (par_finish) */
+        b->failed = true;
+        b->done = true;
+        drain(p);
+        pthread_cond_broadcast(&p->done);
+        return true;
+    }
     pthread_mutex_unlock(&p->mu);
     format_batch(p, p->jo[p->workers], p->scratch[p->workers], b);
     pthread_mutex_lock(&p->mu);
@@ -412,8 +464,9 @@ static void par_free(par *p)
     for (unsigned i = 0; p->jo && i <= p->workers; i++)
         json_free(p->jo[i]);
     free(p->jo);
-    for (unsigned i = 0; p->scratch && i <= p->workers; i++)
-        free(p->scratch[i]);
+    for (unsigned i = 0; p->scratch_block && i <= p->workers; i++)
+        free(p->scratch_block[i]);
+    free(p->scratch_block);
     free(p->scratch);
     free(p->ring);
     free(p->prefault);
@@ -443,12 +496,14 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx, size_
     p->threads = calloc(workers, sizeof *p->threads);
     p->jo = calloc(workers + 1, sizeof *p->jo);
     p->scratch = calloc(workers + 1, sizeof *p->scratch);
-    p->ring = calloc(p->nbatches, sizeof *p->ring);
+    p->scratch_block = calloc(workers + 1, sizeof *p->scratch_block);
+    p->ring = aligned_alloc(PAR_BATCH_ALIGN, p->nbatches * sizeof *p->ring);
+    if (p->ring)
+        memset(p->ring, 0, p->nbatches * sizeof *p->ring);
     p->spare_cap = 2 * (workers + 1) + 16;
     p->spare = malloc(p->spare_cap * sizeof *p->spare);
-    bool ok = p->threads && p->jo && p->scratch && p->ring && p->spare;
+    bool ok = p->threads && p->jo && p->scratch && p->scratch_block && p->ring && p->spare;
     p->scratch_size = scratch_size;
-    ok = ok && own_writer(p, workers); /* the main thread's; each worker makes its own */
     for (unsigned i = 0; ok && i < p->nbatches; i++) {
         batch *b = &p->ring[i];
         b->slots = malloc(PAR_BATCH_RECORDS * sizeof *b->slots);
@@ -457,12 +512,8 @@ par *par_new(unsigned workers, FILE *out, par_format_fn format, void *ctx, size_
         b->p = p;
         ok = b->slots && b->arena;
     }
-    if (ok) {
-        etl_prefault(p->ring[0].slots, PAR_BATCH_RECORDS * sizeof *p->ring[0].slots);
-        etl_prefault(p->ring[0].arena, PAR_PREFAULT_BYTES);
-    }
     p->prefault = ok ? calloc(2 * p->nbatches, sizeof *p->prefault) : NULL;
-    for (unsigned i = 1; p->prefault && i < p->nbatches; i++) {
+    for (unsigned i = 0; p->prefault && i < p->nbatches; i++) {
         p->prefault[p->nprefault++] = (prefault_range){p->ring[i].slots, PAR_BATCH_RECORDS * sizeof *p->ring[i].slots};
         p->prefault[p->nprefault++] = (prefault_range){p->ring[i].arena, PAR_PREFAULT_BYTES};
     }
