@@ -30,7 +30,10 @@ with a slow core says nothing about what N threads gain (json/N over json, also 
 Each round also runs one md5sum pinned to every CPU at the same time: the wall time until all
 end, over one alone, is what the machine gives to work on all its cores side by side (1.0x on
 cores of their own; more where vCPUs share a core or the host is busy), the ceiling json/N
-lives under.  --manifests is passed to the JSON
+lives under.  With json and json/N, the JSON mode itself is then run pinned to each CPU, alone
+and side by side (--ceiling-runs rounds, json_ceiling): md5sum hardly touches memory, and on
+the VM of session 18 it missed a vCPU that ran etldump 1.5x slower than the other; the JSON
+mode's own ceiling for json/N is printed, and how much of it json/N reaches.  --manifests is passed to the JSON
 modes only when the file name contains "net452" (the shared manifests describe its events).
 Python 3 standard library only.
 """
@@ -58,12 +61,38 @@ def run(cmd, check=True):
 
 def run_together(cmds):
     """Wall s until every one of cmds, started at once, has ended."""
+    return max(run_each_together(cmds))
+
+
+def run_each_together(cmds):
+    """Each of cmds' wall s, all started at once."""
     with open(os.devnull, "wb") as null:
         t0 = time.perf_counter()
         ps = [subprocess.Popen(c, stdout=null, stderr=subprocess.DEVNULL) for c in cmds]
-        for p in ps:
-            p.wait()
-        return time.perf_counter() - t0
+        ends = {}
+        while len(ends) < len(ps):
+            pid, _ = os.wait()
+            ends[pid] = time.perf_counter() - t0
+        return [ends[p.pid] for p in ps]
+
+
+def json_ceiling(json_cmd, cpus, rounds):
+    """What the cores give the JSON mode, from R rounds of json_cmd (one thread) pinned to each
+    CPU alone and then pinned to every CPU at once: (best wall per CPU alone, best wall per CPU
+    side by side, the ceiling).  The ceiling is the rate of all of them side by side over the
+    best one alone: what --threads N could reach if its threads shared the work perfectly and
+    cost nothing more.  On the 2-core VM of session 18 one vCPU ran etldump 1.5x slower than
+    the other for minutes at a time (cpu0 560 ms, cpu1 374 ms) while md5sum ran 1.1x slower
+    there: the md5sum yardstick did not show it, and json/N can be no more than ~1.65x then."""
+    alone = {c: 1e9 for c in cpus}
+    side = {c: 1e9 for c in cpus}
+    for _ in range(rounds):
+        for c in cpus:
+            alone[c] = min(alone[c], run(["taskset", "-c", str(c)] + json_cmd)[0])
+        for c, w in zip(cpus, run_each_together([["taskset", "-c", str(c)] + json_cmd for c in cpus])):
+            side[c] = min(side[c], w)
+    ceiling = sum(1 / side[c] for c in cpus) * min(alone.values())
+    return alone, side, ceiling
 
 
 def peak_rss(cmd):
@@ -107,6 +136,8 @@ def main():
     ap.add_argument("--modes", default="summary,summary/N,json,json/N")
     ap.add_argument("--peer", default=None, help="another reader's command, run as PEER FILE in every round")
     ap.add_argument("--base", default=None, help="an older etldump: every mode also run with it, in the same rounds")
+    ap.add_argument("--ceiling-runs", type=int, default=5,
+                    help="rounds of the JSON mode pinned to each CPU, alone and side by side (json_ceiling); 0: none")
     args = ap.parse_args()
     n = str(args.threads)
     for path in args.files:
@@ -166,6 +197,13 @@ def main():
                                                                   median(walls[m]) / median(walls["base " + m])))
         if "json" in wanted and "json/N" in wanted:
             print("  json/N is %.2fx json's rate" % (best["json"][0] / best["json/N"][0]))
+            if len(cpus) > 1 and args.ceiling_runs:
+                alone, side, ceiling = json_ceiling(modes["json"], cpus, args.ceiling_runs)
+                print("  json pinned, best wall per CPU alone: %s; side by side: %s"
+                      % (", ".join("cpu%d %.3f s" % (c, alone[c]) for c in cpus),
+                         ", ".join("cpu%d %.3f s" % (c, side[c]) for c in cpus)))
+                print("  the cores give json/N at most %.2fx json's rate; json/N reaches %.0f%% of that"
+                      % (ceiling, 100 * best["json"][0] / best["json/N"][0] / ceiling))
         print("  md5sum pinned, best wall per CPU: %s" % ", ".join("cpu%d %.3f s" % (c, per_cpu[c]) for c in cpus))
         if len(cpus) > 1:
             print("  md5sum on every CPU at once: best wall %.3f s, %.2fx one alone (what the cores give side by side)"
