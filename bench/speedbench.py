@@ -79,9 +79,8 @@ def run_each_together(cmds):
 def json_ceiling(json_cmd, cpus, rounds):
     """What the cores give the JSON mode, from R rounds of json_cmd (one thread) pinned to each
     CPU alone and then pinned to every CPU at once: (best wall per CPU alone, best wall per CPU
-    side by side, the ceiling).  The ceiling is the rate of all of them side by side over the
-    best one alone: what --threads N could reach if its threads shared the work perfectly and
-    cost nothing more.  On the 2-core VM of session 18 one vCPU ran etldump 1.5x slower than
+    side by side, their rate side by side in files per second).  That rate is what --threads N
+    could reach if its threads shared the work perfectly and cost nothing more.  On the 2-core VM of session 18 one vCPU ran etldump 1.5x slower than
     the other for minutes at a time (cpu0 560 ms, cpu1 374 ms) while md5sum ran 1.1x slower
     there: the md5sum yardstick did not show it, and json/N can be no more than ~1.65x then."""
     alone = {c: 1e9 for c in cpus}
@@ -91,8 +90,7 @@ def json_ceiling(json_cmd, cpus, rounds):
             alone[c] = min(alone[c], run(["taskset", "-c", str(c)] + json_cmd)[0])
         for c, w in zip(cpus, run_each_together([["taskset", "-c", str(c)] + json_cmd for c in cpus])):
             side[c] = min(side[c], w)
-    ceiling = sum(1 / side[c] for c in cpus) * min(alone.values())
-    return alone, side, ceiling
+    return alone, side, sum(1 / side[c] for c in cpus)
 
 
 def peak_rss(cmd):
@@ -198,12 +196,14 @@ def main():
         if "json" in wanted and "json/N" in wanted:
             print("  json/N is %.2fx json's rate" % (best["json"][0] / best["json/N"][0]))
             if len(cpus) > 1 and args.ceiling_runs:
-                alone, side, ceiling = json_ceiling(modes["json"], cpus, args.ceiling_runs)
+                alone, side, rate = json_ceiling(modes["json"], cpus, args.ceiling_runs)
+                one = min([best["json"][0]] + list(alone.values())) # the best one-thread run, pinned or not
                 print("  json pinned, best wall per CPU alone: %s; side by side: %s"
                       % (", ".join("cpu%d %.3f s" % (c, alone[c]) for c in cpus),
                          ", ".join("cpu%d %.3f s" % (c, side[c]) for c in cpus)))
-                print("  the cores give json/N at most %.2fx json's rate; json/N reaches %.0f%% of that"
-                      % (ceiling, 100 * best["json"][0] / best["json/N"][0] / ceiling))
+                print("  the cores side by side give %.2fx the best one-thread rate (%.3f s); json/N is %.2fx it,"
+                      " %.0f%% of what they give" % (rate * one, one, one / best["json/N"][0],
+                                                    100 / best["json/N"][0] / rate))
         print("  md5sum pinned, best wall per CPU: %s" % ", ".join("cpu%d %.3f s" % (c, per_cpu[c]) for c in cpus))
         if len(cpus) > 1:
             print("  md5sum on every CPU at once: best wall %.3f s, %.2fx one alone (what the cores give side by side)"

@@ -1141,8 +1141,9 @@ static const char *keep_error(par *pool, const char *message)
 
 /* What a record's line needs from the records before it, in record order on the main thread
  * (parallel.h): its process's ids, its stack link, its schema and names (the session learns
- * from every record), and the stderr message of a missing schema. */
-static void prepare_record(decode_ctx *d, par *pool, par_slot *s)
+ * from every record), and the stderr message of a missing schema.  False when out of memory
+ * (the line then has no names: the caller says so). */
+static bool prepare_record(decode_ctx *d, par *pool, par_slot *s)
 {
     const etl_record *r = s->r;
     etl_procs_ids(d->procs, r, &s->ids); /* one payload read for the process and the stack key */
@@ -1152,24 +1153,34 @@ static void prepare_record(decode_ctx *d, par *pool, par_slot *s)
     if (st == ETL_RESOLVE_SCHEMA_MISSING)
         report_missing(d, r, res.error.message, res.kind == ETL_RESOLVE_WPP);
     bool has_error = st == ETL_RESOLVE_SCHEMA_MISSING || st == ETL_RESOLVE_SCHEMA_ERROR;
-    s->res = (par_resolved){
-        .schema = res.schema,
-        .provider_name = res.provider_name,
-        .event_name = res.event_name,
-        .task_name = res.task_name,
-        .opcode_name = res.opcode_name,
-        .level_name = res.level_name,
-        .channel_name = res.channel_name,
-        .keywords_name = res.keywords_name,
-        .error = has_error ? keep_error(pool, res.error.message) : NULL,
-        .status = (uint8_t)st,
-        .kind = (uint8_t)res.kind,
-        .provider_name_from = (uint8_t)res.provider_name_from,
-        .schema_version = res.schema_version,
-        .older_version = res.older_version,
-        .has_message = res.has_message,
-        .error_code = (int8_t)res.error.code,
-    };
+    s->error = has_error ? keep_error(pool, res.error.message) : NULL;
+    s->error_code = (int8_t)res.error.code;
+    static par_resolved one; /* with one thread: the record's line is written before the next */
+    par_resolved v;
+    memset(&v, 0, sizeof v); /* par_resolved_keep compares bytes: the padding too */
+    v.schema = res.schema;
+    v.provider_name = res.provider_name;
+    v.event_name = res.event_name;
+    v.task_name = res.task_name;
+    v.opcode_name = res.opcode_name;
+    v.level_name = res.level_name;
+    v.channel_name = res.channel_name;
+    v.keywords_name = res.keywords_name;
+    v.status = (uint8_t)st;
+    v.kind = (uint8_t)res.kind;
+    v.provider_name_from = (uint8_t)res.provider_name_from;
+    v.schema_version = res.schema_version;
+    v.older_version = res.older_version;
+    v.has_message = res.has_message;
+    if (!pool) {
+        one = v;
+        s->res = &one;
+    } else if (!(s->res = par_resolved_keep(pool, &v))) {
+        static const par_resolved none = {.kind = ETL_RESOLVE_NONE};
+        s->res = &none;
+        return false;
+    }
+    return true;
 }
 
 /* What the slot kept of etl_decoder_resolve's answer, as the library's etl_resolved again (for
@@ -1177,7 +1188,7 @@ static void prepare_record(decode_ctx *d, par *pool, par_slot *s)
  * error's offset were not kept (etldump writes neither). */
 static void slot_resolved(const par_slot *s, etl_resolved *out)
 {
-    const par_resolved *k = &s->res;
+    const par_resolved *k = s->res;
     out->status = (etl_resolve_status)k->status;
     out->kind = (etl_resolve_kind)k->kind;
     out->schema = k->schema;
@@ -1194,10 +1205,10 @@ static void slot_resolved(const par_slot *s, etl_resolved *out)
     out->keywords_name = k->keywords_name;
     out->event_name_bytes = out->provider_name_bytes = NULL;
     out->event_name_bytes_len = out->provider_name_bytes_len = 0;
-    out->error.code = (etl_status)k->error_code;
+    out->error.code = (etl_status)s->error_code;
     out->error.offset = 0;
-    if (k->error)
-        snprintf(out->error.message, sizeof out->error.message, "%s", k->error);
+    if (s->error)
+        snprintf(out->error.message, sizeof out->error.message, "%s", s->error);
     else
         out->error.message[0] = '\0';
 }
@@ -1743,9 +1754,7 @@ static int read_trace(const etldump_options *o)
             summary_add(&sm, rec);
         else if (decode && pool) {
             par_slot *slot = par_add(pool, rec);
-            if (slot)
-                prepare_record(&dctx, pool, slot);
-            else if (!lost) {
+            if ((!slot || !prepare_record(&dctx, pool, slot)) && !lost) {
                 fprintf(stderr, "etldump: out of memory: records from position %llu on are not decoded\n",
                         (unsigned long long)rec->position);
                 lost = true;

@@ -12,6 +12,7 @@
 #include "prefault.h" /* the decoder's own helpers (read/): etl_prefault, etl_thread_start */
 #include "thread.h"
 
+#include <glib.h>
 #include <pthread.h>
 #include <stddef.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -127,6 +128,11 @@ typedef struct prefault_range {
 
 #define PAR_MAX_WORKERS 64u
 
+/* par_resolved_keep's front: the last answer kept per slot, direct-mapped by the answer's
+ * schema, provider and event name, so that an answer met again costs one compare; the set of
+ * every answer kept (GLib's hash table, by content) is asked only when the front misses. */
+#define PAR_RESOLVED_FRONT 256u
+
 struct par {
     FILE *out;
     par_format_fn format;
@@ -149,6 +155,8 @@ struct par {
     uint64_t filled, taken, written;
     bool writing; /* a thread is writing done batches out (drain) */
     batch *cur;   /* the batch the main thread fills, or NULL */
+    const par_resolved *front[PAR_RESOLVED_FRONT]; /* par_resolved_keep (main thread only) */
+    GHashTable *resolved; /* every answer kept, each its own key (g_free'd with the table) */
     bool stop, failed;
     pthread_mutex_t mu;
     pthread_cond_t work, done;
@@ -468,6 +476,8 @@ static void par_free(par *p)
         free(p->scratch_block[i]);
     free(p->scratch_block);
     free(p->scratch);
+    if (p->resolved)
+        g_hash_table_destroy(p->resolved);
     free(p->ring);
     free(p->prefault);
     free(p->threads);
@@ -654,6 +664,41 @@ const char *par_keep(par *p, const char *text)
     d[n] = '\0';
     b->used += round8(n + 1);
     return d;
+}
+
+static guint resolved_hash(gconstpointer key)
+{
+    /* FNV-1a over the answer's bytes (its padding is zero: par_resolved_keep) */
+    const unsigned char *b = key;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < sizeof(par_resolved); i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+static gboolean resolved_equal(gconstpointer a, gconstpointer b)
+{
+    return memcmp(a, b, sizeof(par_resolved)) == 0;
+}
+
+const par_resolved *par_resolved_keep(par *p, const par_resolved *v)
+{
+    uintptr_t mix = (uintptr_t)v->schema * 0x9E3779B97F4A7C15u ^ (uintptr_t)v->provider_name * 0xC2B2AE3D27D4EB4Fu ^
+                    (uintptr_t)v->event_name;
+    const par_resolved **front = &p->front[(mix ^ mix >> 29) % PAR_RESOLVED_FRONT];
+    if (*front && memcmp(*front, v, sizeof *v) == 0)
+        return *front;
+    if (!p->resolved && !(p->resolved = g_hash_table_new_full(resolved_hash, resolved_equal, g_free, NULL)))
+        return NULL;
+    par_resolved *kept = g_hash_table_lookup(p->resolved, v);
+    if (!kept) {
+        kept = g_try_malloc(sizeof *kept);
+        if (!kept)
+            return NULL;
+        memcpy(kept, v, sizeof *kept);
+        g_hash_table_add(p->resolved, kept);
+    }
+    return *front = kept;
 }
 
 bool par_finish(par *p)

@@ -26,27 +26,31 @@
  * SCHEMA_ERROR have), and the main thread's stores into a batch's slots were what made its
  * per-record work 3-7x slower at 2 threads than at one (perf, bench/README.md session 9).
  * The record's names bytes (event_name_bytes, provider_name_bytes) are not kept: etldump does
- * not write them. */
+ * not write them.  The same answer comes for record after record (one per kind of event, and
+ * per provider name a TraceLogging record's traits gave), so a slot points to one copy of it
+ * kept for the whole run (par_resolved_keep); the error, which is a record's own, is in the
+ * slot. */
 typedef struct par_resolved {
     const etl_schema *schema;
     const char *provider_name;
     const char *event_name, *task_name, *opcode_name, *level_name, *channel_name, *keywords_name;
-    const char *error;            /* SCHEMA_MISSING / SCHEMA_ERROR: the error's message (par_keep), else NULL */
     uint8_t status;               /* etl_resolve_status */
     uint8_t kind;                 /* etl_resolve_kind */
     uint8_t provider_name_from;   /* etl_name_source */
     uint8_t schema_version;
     bool older_version, has_message;
-    int8_t error_code;            /* the error's etl_status */
 } par_resolved;
 
 /* One record with what the main thread found for it (the process itself is found by the
- * formatting thread, from ids: etl_procs_locate). */
+ * formatting thread, from ids: etl_procs_locate).  48 bytes: the formatting thread reads every
+ * byte of it from the other core's writes (it was 112 with the answer in it). */
 typedef struct par_slot {
     const etl_record *r;    /* the record: its copy in a batch's arena, the reader's own with one thread */
     uint64_t stack_of;      /* etl_stack_links_observe_tid's answer, when has_stack */
-    par_resolved res;       /* etl_decoder_resolve's answer (fields not started) */
+    const par_resolved *res;/* etl_decoder_resolve's answer (fields not started): par_resolved_keep's */
+    const char *error;      /* SCHEMA_MISSING / SCHEMA_ERROR: the error's message (par_keep), else NULL */
     etl_proc_ids ids;       /* etl_procs_ids's answer (in record order) */
+    int8_t error_code;      /* the error's etl_status */
     bool has_stack;
 } par_slot;
 
@@ -72,6 +76,10 @@ par_slot *par_add(par *p, const etl_record *rec);
 /* A copy of text (cut to PAR_KEEP_MAX bytes with its NUL) kept as long as the record par_add
  * last returned: in its batch's arena.  Never NULL. */
 const char *par_keep(par *p, const char *text);
+/* v as a copy kept until par_finish, one per distinct answer (compared byte for byte: v's
+ * padding must be zero, as memset leaves it): its address goes in a slot.  NULL when out of
+ * memory.  The main thread's only. */
+const par_resolved *par_resolved_keep(par *p, const par_resolved *v);
 /* Every batch formatted and written, in order; then the threads end and p is freed.
  * False when some output could not be made (out of memory). */
 bool par_finish(par *p);

@@ -98,8 +98,8 @@ static void format(void *ctx, json_out *j, par_slot *s, void *scratch)
     json_key_u64(j, "size", r->size);
     json_key_u64(j, "ext", r->ext_count);
     json_key_u64(j, "stack_of", s->has_stack ? s->stack_of : 0);
-    if (s->res.error)
-        json_key_string(j, "kept", s->res.error);
+    if (s->error)
+        json_key_string(j, "kept", s->error);
     json_key_hex_u64(j, "digest", h);
     json_end_object(j);
     json_newline(j);
@@ -169,7 +169,7 @@ static char *run(unsigned workers, bool in_place, size_t *len)
                 break;
             s->has_stack = true; /* attached after the copy, as prepare_record does */
             s->stack_of = i * 3u;
-            s->res.error = kept_of(i) ? par_keep(p, kept_of(i)) : NULL;
+            s->error = kept_of(i) ? par_keep(p, kept_of(i)) : NULL;
             memset(buf, 0xEE, r.size); /* the reader reuses its buffer */
             memset(pmc, 0xEE, sizeof pmc);
         } else {
@@ -178,7 +178,7 @@ static char *run(unsigned workers, bool in_place, size_t *len)
             const char *kept = kept_of(i);
             if (kept)
                 snprintf(cut, sizeof cut, "%s", kept);
-            s.res.error = kept ? cut : NULL;
+            s.error = kept ? cut : NULL;
             format(NULL, &direct, &s, NULL);
             memset(buf, 0xEE, r.size); /* the same stale bytes past a record's end */
             memset(pmc, 0xEE, sizeof pmc);
