@@ -13,7 +13,8 @@
  *     full batches (its view then moves to the next one) and records larger than a batch;
  *   - every formatting thread (a worker, or the main thread when it helps) gets a scratch of
  *     its own, of the size asked for and zeroed when made, the same one on every call;
- *   - the output is the one a direct, one-thread formatting of the same records gives. */
+ *   - the output is the one a direct, one-thread formatting of the same records gives;
+ *   - par_resolved_keep gives one kept copy per distinct answer, the same one every time. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -192,8 +193,42 @@ static char *run(unsigned workers, bool in_place, size_t *len)
     return text;
 }
 
+/* par_resolved_keep: one kept copy per distinct answer, whatever the order they come in and
+ * however many answers share a front slot (300 answers, met over and over in turns). */
+static void keep_answers(void)
+{
+    par *p = par_new(1, stdout, format, NULL, 0);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    enum { ANSWERS = 300 };
+    static const char names[ANSWERS][4];
+    const par_resolved *first[ANSWERS];
+    unsigned wrong = 0;
+    for (unsigned round = 0; round < 5; round++) {
+        for (unsigned i = 0; i < ANSWERS; i++) {
+            unsigned k = round % 2 ? ANSWERS - 1 - i : i;
+            par_resolved v;
+            memset(&v, 0, sizeof v);
+            v.event_name = names[k];
+            v.status = (uint8_t)(k % 3);
+            v.has_message = k % 2;
+            const par_resolved *kept = par_resolved_keep(p, &v);
+            if (round == 0)
+                first[k] = kept;
+            wrong += !kept || kept != first[k] || kept->event_name != names[k] || kept->status != k % 3 ||
+                     kept->has_message != (k % 2 == 1);
+        }
+    }
+    for (unsigned i = 1; i < ANSWERS; i++)
+        wrong += first[i] == first[i - 1];
+    CHECK_EQ_U(wrong, 0);
+    CHECK(par_finish(p));
+}
+
 int main(void)
 {
+    keep_answers();
     size_t one_len;
     char *one = run(0, false, &one_len);
     unsigned lines = 0;
