@@ -570,31 +570,18 @@ static const uint8_t *place(batch *b, const etl_record *from, const uint8_t *bas
     return d;
 }
 
-/* The header of a record view (everything before the extended items) as 16-byte moves the
- * compiler keeps inline and unrolled, the last one overlapping the one before when the header
- * is not a multiple of 16: a memcpy of a size known only at run time (the header and the items
- * in use) became `rep movsq`, whose start-up cost was two thirds of par_add's time (perf
- * annotate, --threads 2 on the 1 M-record kernel trace). */
+/* 16-byte moves the compiler keeps inline, the last one overlapping the one before: a record's
+ * bytes into the arena (no overlap: the reader's buffer or a view's own bytes, never the
+ * arena), and a view's header when it is not read in place.  Most records are a few dozen bytes
+ * to a few hundred: memcpy's call (memmove's symbol) was 782 of 28K samples of --threads 2 on
+ * the 1 M-record kernel trace, 113-123 with the moves inline (perf, session 18).  For the
+ * header, a memcpy of a size known only at run time (the header and the items in use) became
+ * `rep movsq`, whose start-up cost was two thirds of par_add's time (session 9). */
 typedef unsigned char par_chunk16 __attribute__((vector_size(16), aligned(1), may_alias));
-static inline void copy_head(etl_record *to, const etl_record *from)
+static inline void copy_bytes(void *to, const void *from, size_t n)
 {
-    enum { HEAD = offsetof(etl_record, ext) };
-    _Static_assert(HEAD >= 16, "copy_head: the last move overlaps the one before");
-    unsigned char *d = (unsigned char *)to;
-    const unsigned char *s = (const unsigned char *)from;
-#pragma GCC unroll 32
-    for (size_t i = 0; i + 16 <= HEAD; i += 16)
-        *(par_chunk16 *)(d + i) = *(const par_chunk16 *)(s + i);
-    if (HEAD % 16)
-        *(par_chunk16 *)(d + HEAD - 16) = *(const par_chunk16 *)(s + HEAD - 16);
-}
-
-/* A record's bytes into the arena (no overlap: the reader's buffer or a view's own bytes, never
- * the arena).  Most records are a few dozen bytes to a few hundred, and memcpy's call was
- * 1-1.5% of --threads 2's samples on the 1 M-record kernel trace (perf, session 18): 16-byte
- * moves inline there, the last one overlapping the one before. */
-static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
-{
+    unsigned char *d = to;
+    const unsigned char *s = from;
     if (n < 16 || n > 512) {
         if (n)
             memcpy(d, s, n);
@@ -651,7 +638,7 @@ par_slot *par_add(par *p, const etl_record *rec)
     unsigned ext = etl_record_ext_in_use(rec);
     if (!in_place) {
         /* the header and the extended items in use: the unused ones are most of the struct */
-        copy_head(c, rec);
+        copy_bytes(c, rec, offsetof(etl_record, ext));
         for (unsigned i = 0; i < ext; i++)
             c->ext[i] = rec->ext[i];
     }
