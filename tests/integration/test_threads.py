@@ -16,7 +16,10 @@ TEST is one of:
              (its affinity set: one under `taskset -c 0`, not the machine's cores), counted
              as the thread-making clone calls strace sees (not LeakSanitizer's tracer task under
              AddressSanitizer), and writes the same
-Each prints what it checked and ends with an "N passed, N failed" line.
+Each prints what it checked and ends with an "N passed, N failed" line.  Every etldump run has a
+time limit (RUN_TIMEOUT, or $ETLSHARK_RUN_TIMEOUT seconds): a run past it is a hang - a race in
+the pool, say - and fails the test at once, naming the run, instead of holding CI until ctest's
+own limit (a race once hung threads.corpus for 954 s).
 """
 import os
 import shutil
@@ -36,8 +39,22 @@ MODES = {
 }
 
 
+# Seconds one run may take: the slowest, a shared capture at --threads 4 under AddressSanitizer,
+# takes a few (threads.corpus: ~270 runs in 107 s in CI).
+RUN_TIMEOUT = float(os.environ.get("ETLSHARK_RUN_TIMEOUT", "120"))
+
+
+def bounded(cmd, **kw):
+    """subprocess.run with the time limit; a run past it ends the test as failed."""
+    try:
+        return subprocess.run(cmd, timeout=RUN_TIMEOUT, **kw)
+    except subprocess.TimeoutExpired:
+        check(False, f"{' '.join(cmd)}: still running after {RUN_TIMEOUT:g} s (killed: a hang)")
+        finish()
+
+
 def run(threads, args, path):
-    p = subprocess.run([ETLDUMP, "--threads", str(threads), *args, path], capture_output=True)
+    p = bounded([ETLDUMP, "--threads", str(threads), *args, path], capture_output=True)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -111,14 +128,14 @@ def test_batches():
     tmp = tempfile.mkdtemp(prefix="etl-threads-")
     try:
         path = os.path.join(tmp, "large.etl")
-        subprocess.run([ETLGEN, "--preset", "large_kernel", "--records", "60000", "-o", path], check=True)
+        bounded([ETLGEN, "--preset", "large_kernel", "--records", "60000", "-o", path], check=True)
         rc, out, err = same_across_threads(path, [], "large_kernel 60000")
         check(rc == 0, f"large_kernel: exit 0 (got {rc})")
         lines = out.count(b"\n")
         check(lines >= 60000, f"large_kernel: every record written ({lines} lines)")
         rc, out, err = same_across_threads(path, ["--no-payload"], "large_kernel 60000 --no-payload", threads=(2,))
         # TraceLogging and kernel records mixed: provider names learnt from earlier records
-        subprocess.run([ETLGEN, "--preset", "large", "--records", "30000", "-o", path], check=True)
+        bounded([ETLGEN, "--preset", "large", "--records", "30000", "-o", path], check=True)
         rc, out, err = same_across_threads(path, [], "large 30000", threads=(2, 3))
         check(rc == 0 and out.count(b"\n") >= 30000, f"large: every record written (rc {rc})")
     finally:
@@ -129,7 +146,7 @@ def test_halves():
     tmp = tempfile.mkdtemp(prefix="etl-threads-")
     try:
         path = os.path.join(tmp, "large.etl")
-        subprocess.run([ETLGEN, "--preset", "large_kernel", "--records", "150000", "-o", path], check=True)
+        bounded([ETLGEN, "--preset", "large_kernel", "--records", "150000", "-o", path], check=True)
         data = open(path, "rb").read()
         bs = 65536  # the generator's buffer size: the split is at a multiple of it, 9/16 of the way
         # (prescan.c, SPLIT_AT_SIXTEENTHS)
@@ -189,7 +206,7 @@ def threads_made(args, cpus):
     tmp = tempfile.mkdtemp(prefix="etlshark-threads-")
     try:
         log = os.path.join(tmp, "clone.strace")
-        p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-e", "signal=none", "-o", log,
+        p = bounded(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-e", "signal=none", "-o", log,
                             ETLDUMP, *args], capture_output=True, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
         with open(log) as f:
             made = threads_in_strace(line.rstrip("\n") for line in f)
