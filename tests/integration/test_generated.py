@@ -8,8 +8,10 @@ both orders; the interleaved preset comes out in exact timestamp order (its payl
 rank); times convert with the preset's clock; the committed captures are still what the
 generator makes.  Ends with "N passed, N failed".
 """
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,7 @@ presets = [line.split()[0] for line in subprocess.run([ETLGEN, "--list"], captur
                                                        check=True).stdout.splitlines() if line.strip()]
 check(len(presets) >= 9, f"etlgen lists its presets ({presets})")
 tmp = tempfile.mkdtemp(prefix="etlgen-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # 32 MB of presets: gone however the test ends
 for preset in presets:
     args = ["--preset", preset] + (["--records", "20000"] if preset.startswith("large") else [])
     path = os.path.join(tmp, preset + ".etl")

@@ -14,10 +14,12 @@ TEST is one of:
              decoded with ../shared/tmf: see test_generated() below.
 Prints what it checked and ends with an "N passed, N failed" line; exits non-zero on failure.
 """
+import atexit
 import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -229,7 +231,8 @@ def tracefmt(msg, values, ptr):
 
 def test_generated():
     msgs, comps = read_tmfs(TMF)
-    tmp = tempfile.mkdtemp()
+    tmp = tempfile.mkdtemp(prefix="etlshark-wpp-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     path = os.path.join(tmp, "wpp.etl")
     subprocess.run([ETLGEN, "--preset", "wpp", "-o", path], check=True)
     p, recs = etldump(path, "--tmf-path", TMF)
