@@ -161,10 +161,11 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
     b->data_len = 0;
     if (cap_needed > b->data_cap) {
         /* A new block, not realloc: nothing of the old bytes is kept, and realloc copied them
-         * into the new block's pages before they were mapped in (a fault a page: 222 of the 758
-         * faults of `etldump --summary --threads 2` on the 1 M-record kernel trace, as buffers
-         * filled a little further came by).  The session's buffer size at once, so that the
-         * buffers after it, each filled to its own end, fit (both bounded: ETL_MAX_BUFFER_SIZE). */
+         * into the new block's pages before they were mapped in, a fault a page (perf: 222 of
+         * the 434 page faults of `etldump --summary --threads 2` on the 1 M-record kernel
+         * trace, as buffers filled a little further came by).  The session's buffer size at
+         * once, so that the buffers after it, each filled to its own end, fit (both are
+         * bounded: ETL_MAX_BUFFER_SIZE). */
         uint32_t cap = hdr->buffer_size > cap_needed ? hdr->buffer_size : cap_needed;
         free(b->data);
         b->data = NULL;
