@@ -163,19 +163,22 @@ etl_status etl_buffer_load(etl_buffer *b, const struct etl_io_ref *io, uint64_t 
         /* A new block, not realloc: nothing of the old bytes is kept, and realloc copied them
          * into the new block's pages before they were mapped in, a fault a page (perf: 222 of
          * the 434 page faults of `etldump --summary --threads 2` on the 1 M-record kernel
-         * trace, as buffers filled a little further came by).  The session's buffer size at
-         * once, so that the buffers after it, each filled to its own end, fit (both are
-         * bounded: ETL_MAX_BUFFER_SIZE). */
+         * trace, as buffers filled a little further came by).  Room for the session's buffer
+         * size at once, so that the buffers after it fit (both are bounded:
+         * ETL_MAX_BUFFER_SIZE); only what is loaded is mapped in, below. */
         uint32_t cap = hdr->buffer_size > cap_needed ? hdr->buffer_size : cap_needed;
         free(b->data);
         b->data = NULL;
-        b->data_cap = 0;
+        b->data_cap = b->data_mapped = 0;
         uint8_t *d = malloc(cap);
         if (!d)
             return etl_fail(err, ETL_ERR_NOMEM, off, "no memory for a %u-byte buffer", cap);
-        etl_prefault(d, cap); /* about to be written: mapped in at once */
         b->data = d;
         b->data_cap = cap;
+    }
+    if (cap_needed > b->data_mapped) { /* about to be written: mapped in at once */
+        etl_prefault(b->data + b->data_mapped, cap_needed - b->data_mapped);
+        b->data_mapped = cap_needed;
     }
     uint64_t avail_disk = io->size - off; /* caller guarantees off + ETL_BUFFER_HEADER_SIZE <= size */
     uint32_t kept;

@@ -87,6 +87,7 @@ typedef struct etl_buffer {
     etl_buffer_header hdr;
     uint8_t *data;            /* header copy + decompressed records region */
     size_t data_cap;
+    size_t data_mapped;       /* how much of data etl_prefault mapped in (the most loaded yet) */
     uint32_t data_len;        /* bytes of data that are valid */
     etl_index_entry *index;   /* records in file order */
     uint32_t count, index_cap;

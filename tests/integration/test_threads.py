@@ -207,7 +207,7 @@ def threads_made(args, cpus):
     try:
         log = os.path.join(tmp, "clone.strace")
         p = bounded(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-e", "signal=none", "-o", log,
-                            ETLDUMP, *args], capture_output=True, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+                     ETLDUMP, *args], capture_output=True, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
         with open(log) as f:
             made = threads_in_strace(line.rstrip("\n") for line in f)
         return made, p.stdout
