@@ -60,10 +60,10 @@ etl_status etl_buffer_header_check(const uint8_t h[ETL_BUFFER_HEADER_SIZE], uint
     return ETL_OK;
 }
 
-/* Grow *p to hold `need` elements (its first *have kept), at least `first` when it has none
- * yet.  The new memory is mapped in at once (etl_prefault), before the kept elements are copied
- * into it: a buffer's arrays are written the first time it is loaded, by a loader thread when
- * there are any, and page by page each first write was a fault - realloc's copy too. */
+/* Grow *p to hold `need` elements, at least `first` when it has none yet, keeping its first
+ * `have`.  The new memory is mapped in at once (etl_prefault), before the kept elements are
+ * copied into it: a buffer's arrays are written the first time it is loaded, by a loader thread
+ * when there are any, and page by page each first write was a fault - realloc's copy too. */
 static bool grow(void **p, uint32_t *cap, uint32_t have, uint32_t need, uint32_t first, size_t elem)
 {
     if (need <= *cap)
