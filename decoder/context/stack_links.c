@@ -5,7 +5,17 @@
  * the last `capacity` added, buckets hold the sequence number of their newest event and each
  * event how far back the next older event of its bucket is.  Adding never unlinks anything: a walk
  * stops at the first number that has left the ring, so a chain only ever yields live events
- * and adding is two stores. */
+ * and adding is two stores.
+ *
+ * A bucket keeps only the low 32 bits of its number, and there are as many buckets as events
+ * (64 KiB at the default capacity, not 256): every add reads and writes a bucket at random,
+ * and the larger table missed the caches on most of them, more so with etldump's batches
+ * streaming through the same caches (--threads 2: the adds and finds took 1.5x the samples
+ * they took with one thread; bench/README.md, session 20).  The full number is the one among
+ * the last 2^32 with those low bits (bucket_head).  A bucket not written in 2^32 events names
+ * some live event of another bucket instead of none: harmless, since a walk takes an event
+ * only when its key is the one asked for, and an event with that key would be in this bucket
+ * (test_stack_links.c). */
 #include "stack_links.h"
 
 #include <stdlib.h>
@@ -26,16 +36,24 @@ typedef struct slot {
 
 struct etl_stack_links {
     slot *ring;
-    uint64_t *buckets; /* sequence number (+1) of the newest event per bucket, 0 = none */
+    uint32_t *buckets; /* the low 32 bits of the sequence number (+1) of the newest event per
+                        * bucket, 0 = none (bucket_head) */
     uint64_t added;    /* events added so far = the next sequence number */
     uint32_t capacity; /* a power of two */
-    uint32_t mask;     /* buckets - 1 (twice the capacity) */
+    uint32_t mask;     /* buckets - 1 (as many buckets as events) */
 };
 
 static uint32_t bucket_of(const etl_stack_links *l, uint64_t ts, uint32_t tid)
 {
     uint64_t h = (ts ^ ((uint64_t)tid << 32 | tid)) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> 32) & l->mask;
+}
+
+/* The sequence number (+1) a bucket holds: the latest number up to `added` with those low 32
+ * bits (0, none, while fewer than 2^32 events were added and the bucket was never written). */
+static uint64_t bucket_head(const etl_stack_links *l, uint32_t b)
+{
+    return l->added - (uint32_t)((uint32_t)l->added - l->buckets[b]);
 }
 
 etl_stack_links *etl_stack_links_new(uint32_t capacity)
@@ -51,13 +69,13 @@ etl_stack_links *etl_stack_links_new(uint32_t capacity)
     if (!l)
         return NULL;
     l->ring = calloc(cap, sizeof *l->ring);
-    l->buckets = calloc(2u * (size_t)cap, sizeof *l->buckets);
+    l->buckets = calloc(cap, sizeof *l->buckets);
     if (!l->ring || !l->buckets) {
         etl_stack_links_free(l);
         return NULL;
     }
     l->capacity = cap;
-    l->mask = 2u * cap - 1u;
+    l->mask = cap - 1u;
     return l;
 }
 
@@ -82,13 +100,13 @@ void etl_stack_links_add(etl_stack_links *l, uint64_t ts_raw, uint32_t tid, uint
     uint64_t n = l->added;
     slot *e = &l->ring[n & (l->capacity - 1u)];
     uint32_t b = bucket_of(l, ts_raw, tid);
-    uint64_t head = l->buckets[b];
+    uint64_t head = bucket_head(l, b);
     e->ts = ts_raw;
     e->tid = tid;
     e->id = id;
     /* a head still in the ring is fewer than `capacity` (at most 2^24) numbers back */
     e->back = head && n + 1 - head < l->capacity ? (uint32_t)(n + 1 - head) : 0;
-    l->buckets[b] = n + 1;
+    l->buckets[b] = (uint32_t)(n + 1);
     l->added = n + 1;
 }
 
@@ -104,7 +122,7 @@ static bool find_exact(const etl_stack_links *l, uint64_t ts, uint32_t tid, uint
 {
     /* a chain holds at most `capacity` live events: the bound keeps the walk finite whatever */
     uint32_t steps = 0;
-    uint64_t s = l->buckets[bucket_of(l, ts, tid)];
+    uint64_t s = bucket_head(l, bucket_of(l, ts, tid));
     for (const slot *e = live(l, s); e && steps++ < l->capacity; e = e->back ? live(l, s -= e->back) : NULL)
         if (e->ts == ts && e->tid == tid) {
             *id = e->id;

@@ -33,7 +33,7 @@ extern "C" {
  * stacks are walked when the thread returns to user mode, and the deferred ones (StackKeyUser)
  * and the stacks of events logged just before a rundown come thousands of records later
  * (5504 at most on perfview_net452_x64_merged_compressed.etl).  16384 covers three times that
- * in 384 KiB (and 256 KiB of buckets). */
+ * in 384 KiB (and 64 KiB of buckets). */
 #define ETL_STACK_LINKS_DEFAULT_CAPACITY 16384u
 /* Largest capacity accepted. */
 #define ETL_STACK_LINKS_MAX_CAPACITY (1u << 24)
