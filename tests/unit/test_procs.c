@@ -1,5 +1,5 @@
-/* test_procs.c - process/thread context (procs.h) and stack-walk links
- * (stack_links.h).
+/* test_procs.c - process/thread context (procs.h), and stack-walk links (stack_links.h) in
+ * real captures (the module on its own: test_stack_links.c).
  *
  *   test_procs CAPTURES_DIR GOLDENS_DIR
  *
@@ -19,8 +19,7 @@
  * 4. Lifetimes on a constructed trace (tests/etlgen's writer, in memory, 64- and 32-bit):
  *    process and thread id reuse, rundown-only processes, End before Start, the thread map
  *    for headers without a pid, ids 0/4, 0xFFFFFFFF headers, streaming versus pre-scan, and
- *    observations fed in reverse order.
- * 5. stack_links on its own: eviction, latest-wins, the no-thread fallback. */
+ *    observations fed in reverse order. */
 #include <glib.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -637,43 +636,12 @@ static void test_limits(void)
     etlw_mem_release(&mem);
 }
 
-/* ---- 5. stack_links alone ------------------------------------------------------------------- */
-
-static void test_links(void)
-{
-    etl_stack_links *l = etl_stack_links_new(4);
-    uint64_t id;
-    CHECK(!etl_stack_links_find(l, 1, 1, &id));
-    for (uint64_t i = 0; i < 4; i++)
-        etl_stack_links_add(l, 100 + i, 7, i);
-    CHECK(etl_stack_links_find(l, 100, 7, &id) && id == 0);
-    etl_stack_links_add(l, 200, 7, 4); /* evicts (100, 7) */
-    CHECK(!etl_stack_links_find(l, 100, 7, &id));
-    CHECK(etl_stack_links_find(l, 103, 7, &id) && id == 3);
-    CHECK(!etl_stack_links_find(l, 103, 8, &id)); /* other thread */
-    etl_stack_links_add(l, 103, 7, 5);            /* same key again: the latest wins */
-    CHECK(etl_stack_links_find(l, 103, 7, &id) && id == 5);
-    etl_stack_links_add(l, 300, ETL_NO_ID, 6);    /* an event whose thread was not known */
-    CHECK(etl_stack_links_find(l, 300, 9, &id) && id == 6);
-    /* many more than the capacity: only the last 4 stay, chains stay consistent */
-    for (uint64_t i = 0; i < 10000; i++)
-        etl_stack_links_add(l, i % 37, (uint32_t)(i % 5), i);
-    unsigned present = 0;
-    for (uint64_t i = 0; i < 10000; i++)
-        present += etl_stack_links_find(l, i % 37, (uint32_t)(i % 5), &id) && id == i;
-    CHECK_EQ_U(present, 4);
-    etl_stack_links_clear(l);
-    CHECK(!etl_stack_links_find(l, 9999 % 37, 9999 % 5, &id));
-    etl_stack_links_free(l);
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: test_procs CAPTURES_DIR GOLDENS_DIR\n");
         return 2;
     }
-    test_links();
     test_constructed(8);
     test_constructed(4);
     test_limits();

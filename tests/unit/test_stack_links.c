@@ -1,16 +1,18 @@
-/* The stack links' buckets across 2^32 events (stack_links.c keeps only the low 32 bits of a
- * bucket's sequence number).  A trace reaches that many classic events only past some 250 GB,
- * so the test starts the count just below 2^32 instead: it includes the module's source to set
- * `added`, the one thing no caller can do.  The rest of the module's behaviour is
- * test_procs.c's (section 5), through its header only. */
+/* test_stack_links.c - the stack-walk links (stack_links.h) on their own: eviction,
+ * latest-wins, the no-thread fallback, clear, and the buckets across 2^32 events
+ * (stack_links.c keeps only the low 32 bits of a bucket's sequence number).  A trace reaches
+ * that many classic events only past some 250 GB, so the test starts the count just below 2^32
+ * instead: it includes the module's source to set `added`, the one thing no caller can do.
+ * Stack walks in real captures are test_procs.c's (section 3). */
 #include "../../decoder/context/stack_links.c"
 
 #include "check.h"
 
 #define TWO_TO_32 (UINT64_C(1) << 32)
 
-/* test_procs.c's checks of eviction, latest-wins and consistent chains, with the count started
- * at `start`: every bucket still 0 then, which now reads as a number near a multiple of 2^32. */
+/* Eviction, latest-wins, another thread's key, the no-thread fallback, consistent chains and
+ * clear, with the count started at `start`: 0 as a fresh table, or near a multiple of 2^32,
+ * where every bucket's 0 reads as a number near it. */
 static void links_from(uint64_t start)
 {
     etl_stack_links *l = etl_stack_links_new(4);
@@ -26,14 +28,20 @@ static void links_from(uint64_t start)
     etl_stack_links_add(l, 200, 7, 4); /* evicts (100, 7) */
     CHECK(!etl_stack_links_find(l, 100, 7, &id));
     CHECK(etl_stack_links_find(l, 103, 7, &id) && id == 3);
-    etl_stack_links_add(l, 103, 7, 5); /* the latest wins */
+    CHECK(!etl_stack_links_find(l, 103, 8, &id)); /* other thread */
+    etl_stack_links_add(l, 103, 7, 5);            /* same key again: the latest wins */
     CHECK(etl_stack_links_find(l, 103, 7, &id) && id == 5);
-    unsigned present = 0;
-    for (uint64_t i = 0; i < 1000; i++)
+    etl_stack_links_add(l, 300, ETL_NO_ID, 6); /* an event whose thread was not known */
+    CHECK(etl_stack_links_find(l, 300, 9, &id) && id == 6);
+    /* many more than the capacity: only the last 4 stay, chains stay consistent */
+    for (uint64_t i = 0; i < 10000; i++)
         etl_stack_links_add(l, i % 37, (uint32_t)(i % 5), i);
-    for (uint64_t i = 0; i < 1000; i++)
+    unsigned present = 0;
+    for (uint64_t i = 0; i < 10000; i++)
         present += etl_stack_links_find(l, i % 37, (uint32_t)(i % 5), &id) && id == i;
     CHECK_EQ_U(present, 4);
+    etl_stack_links_clear(l);
+    CHECK(!etl_stack_links_find(l, 9999 % 37, 9999 % 5, &id));
     etl_stack_links_free(l);
 }
 
@@ -63,6 +71,7 @@ static void window_across(void)
 
 int main(void)
 {
+    links_from(0);
     for (uint64_t start = TWO_TO_32 - 40; start < TWO_TO_32 + 40; start += 7)
         links_from(start);
     links_from(3 * TWO_TO_32 - 2);
