@@ -128,10 +128,14 @@ typedef struct prefault_range {
 
 #define PAR_MAX_WORKERS 64u
 
-/* par_resolved_keep's front: the last answer kept per slot, direct-mapped by the answer's
- * schema, provider and event name, so that an answer met again costs one compare; the set of
- * every answer kept (GLib's hash table, by content) is asked only when the front misses. */
-#define PAR_RESOLVED_FRONT 256u
+/* par_resolved_keep's front: the two answers kept last in each of 2^PAR_RESOLVED_SET_BITS sets,
+ * the set chosen by the answer's schema, provider and event name, so that an answer met again
+ * costs a compare or two; the set of every answer kept (GLib's hash table, by content) is asked
+ * only when the front misses.  Two ways, not one: the set follows heap addresses, so it changes
+ * from run to run, and with one answer per slot (256 slots, the low bits of the mix) 4 of 12 runs
+ * on the 1 M-record kernel trace had two of its 15 answers in one slot.  Taking turns there, they
+ * sent 21,000 to 226,000 of its records to the hash table (session 21, bench/README.md). */
+#define PAR_RESOLVED_SET_BITS 8u
 
 struct par {
     FILE *out;
@@ -155,7 +159,8 @@ struct par {
     uint64_t filled, taken, written;
     bool writing; /* a thread is writing done batches out (drain) */
     batch *cur;   /* the batch the main thread fills, or NULL */
-    const par_resolved *front[PAR_RESOLVED_FRONT]; /* par_resolved_keep (main thread only) */
+    const par_resolved *front[1u << PAR_RESOLVED_SET_BITS][2]; /* par_resolved_keep (main thread only):
+                                                                 * per set, the newest first */
     GHashTable *resolved; /* every answer kept, each its own key (g_free'd with the table) */
     bool stop, failed;
     pthread_mutex_t mu;
@@ -698,22 +703,30 @@ static inline bool same_resolved(const par_resolved *a, const par_resolved *b)
 
 const par_resolved *par_resolved_keep(par *p, const par_resolved *v)
 {
-    uintptr_t mix = (uintptr_t)v->schema * 0x9E3779B97F4A7C15u ^ (uintptr_t)v->provider_name * 0xC2B2AE3D27D4EB4Fu ^
-                    (uintptr_t)v->event_name;
-    const par_resolved **front = &p->front[(mix ^ mix >> 29) % PAR_RESOLVED_FRONT];
-    if (*front && same_resolved(*front, v))
-        return *front;
-    if (!p->resolved && !(p->resolved = g_hash_table_new_full(resolved_hash, resolved_equal, g_free, NULL)))
-        return NULL;
-    par_resolved *kept = g_hash_table_lookup(p->resolved, v);
-    if (!kept) {
-        kept = g_try_malloc(sizeof *kept);
-        if (!kept)
+    /* the high bits of the products: a pointer's low bits are mostly its alignment */
+    uint64_t mix = (uint64_t)(uintptr_t)v->schema * 0x9E3779B97F4A7C15u ^
+                   (uint64_t)(uintptr_t)v->provider_name * 0xC2B2AE3D27D4EB4Fu ^
+                   (uint64_t)(uintptr_t)v->event_name * 0x165667B19E3779F9u;
+    const par_resolved **set = p->front[mix >> (64u - PAR_RESOLVED_SET_BITS)];
+    if (set[0] && same_resolved(set[0], v))
+        return set[0];
+    const par_resolved *kept = set[1];
+    if (!kept || !same_resolved(kept, v)) {
+        if (!p->resolved && !(p->resolved = g_hash_table_new_full(resolved_hash, resolved_equal, g_free, NULL)))
             return NULL;
-        memcpy(kept, v, sizeof *kept);
-        g_hash_table_add(p->resolved, kept);
+        par_resolved *found = g_hash_table_lookup(p->resolved, v);
+        if (!found) {
+            found = g_try_malloc(sizeof *found);
+            if (!found)
+                return NULL;
+            memcpy(found, v, sizeof *found);
+            g_hash_table_add(p->resolved, found);
+        }
+        kept = found;
     }
-    return *front = kept;
+    set[1] = set[0]; /* two answers taking turns in one set both stay */
+    set[0] = kept;
+    return kept;
 }
 
 bool par_finish(par *p)

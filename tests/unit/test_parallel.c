@@ -14,7 +14,8 @@
  *   - every formatting thread (a worker, or the main thread when it helps) gets a scratch of
  *     its own, of the size asked for and zeroed when made, the same one on every call;
  *   - the output is the one a direct, one-thread formatting of the same records gives;
- *   - par_resolved_keep gives one kept copy per distinct answer, the same one every time. */
+ *   - par_resolved_keep gives one kept copy per distinct answer, the same one every time, also
+ *     for answers that share a set of its front (two taking turns, then more). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -222,6 +223,27 @@ static void keep_answers(void)
     }
     for (unsigned i = 1; i < ANSWERS; i++)
         wrong += first[i] == first[i - 1];
+    CHECK_EQ_U(wrong, 0);
+    /* answers that differ only past the schema, provider and event name share one set of the
+     * front: two taking turns, then a third and a fourth among them */
+    enum { SAME_SET = 4 };
+    const par_resolved *same[SAME_SET] = {NULL};
+    static const unsigned order[] = {0, 1, 0, 1, 0, 1, 2, 0, 3, 1, 2, 3, 0, 0, 1, 1, 2, 2, 3, 3, 1, 0};
+    wrong = 0;
+    for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++) {
+        unsigned k = order[i];
+        par_resolved v;
+        memset(&v, 0, sizeof v);
+        v.event_name = names[0];
+        v.opcode_name = names[k + 1];
+        const par_resolved *kept = par_resolved_keep(p, &v);
+        if (!same[k])
+            same[k] = kept;
+        wrong += !kept || kept != same[k] || kept->opcode_name != names[k + 1] || kept->event_name != names[0];
+    }
+    for (unsigned i = 0; i < SAME_SET; i++)
+        for (unsigned k = i + 1; k < SAME_SET; k++)
+            wrong += same[i] == same[k];
     CHECK_EQ_U(wrong, 0);
     CHECK(par_finish(p));
 }
