@@ -35,6 +35,9 @@ and side by side (--ceiling-runs rounds, json_ceiling): md5sum hardly touches me
 the VM of session 18 it missed a vCPU that ran etldump 1.5x slower than the other; the JSON
 mode's own ceiling for json/N is printed, and how much of it json/N reaches.  --manifests is passed to the JSON
 modes only when the file name contains "net452" (the shared manifests describe its events).
+A sitting in which one CPU ran the pinned one-thread JSON more than SLOW_CPU times slower than
+another says so (NOT A SITTING): session 21's 13:27 sitting showed json/N at 1.80x a one-thread
+run made slow by such a vCPU (0.61 against 0.38 s pinned).
 Python 3 standard library only.
 """
 import argparse
@@ -44,6 +47,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+# One CPU this much slower than another at the same pinned work: the sitting does not count.
+SLOW_CPU = 1.15
 
 
 def run(cmd, check=True):
@@ -204,6 +210,11 @@ def main():
                 print("  the cores side by side give %.2fx the best one-thread rate (%.3f s); json/N is %.2fx it,"
                       " %.0f%% of what they give" % (rate * one, one, one / best["json/N"][0],
                                                     100 / best["json/N"][0] / rate))
+                slow = max(alone, key=alone.get)
+                fast = min(alone, key=alone.get)
+                if alone[slow] > SLOW_CPU * alone[fast]:
+                    print("  NOT A SITTING: cpu%d ran the one-thread JSON %.2fx slower than cpu%d, alone: a vCPU"
+                          " slowed, and json/N's ratios say nothing" % (slow, alone[slow] / alone[fast], fast))
         print("  md5sum pinned, best wall per CPU: %s" % ", ".join("cpu%d %.3f s" % (c, per_cpu[c]) for c in cpus))
         if len(cpus) > 1:
             print("  md5sum on every CPU at once: best wall %.3f s, %.2fx one alone (what the cores give side by side)"
