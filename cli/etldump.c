@@ -1156,26 +1156,10 @@ static bool prepare_record(decode_ctx *d, par *pool, par_slot *s)
     s->error = has_error ? keep_error(pool, res.error.message) : NULL;
     s->error_code = (int8_t)res.error.code;
     static par_resolved one; /* with one thread: the record's line is written before the next */
-    par_resolved v;
-    memset(&v, 0, sizeof v); /* par_resolved_keep compares bytes: the padding too */
-    v.schema = res.schema;
-    v.provider_name = res.provider_name;
-    v.event_name = res.event_name;
-    v.task_name = res.task_name;
-    v.opcode_name = res.opcode_name;
-    v.level_name = res.level_name;
-    v.channel_name = res.channel_name;
-    v.keywords_name = res.keywords_name;
-    v.status = (uint8_t)st;
-    v.kind = (uint8_t)res.kind;
-    v.provider_name_from = (uint8_t)res.provider_name_from;
-    v.schema_version = res.schema_version;
-    v.older_version = res.older_version;
-    v.has_message = res.has_message;
     if (!pool) {
-        one = v;
+        par_resolved_from(st, &res, &one);
         s->res = &one;
-    } else if (!(s->res = par_resolved_keep(pool, &v))) {
+    } else if (!(s->res = par_resolved_keep(pool, st, &res))) {
         static const par_resolved none = {.kind = ETL_RESOLVE_NONE};
         s->res = &none;
         return false;

@@ -688,38 +688,59 @@ static gboolean resolved_equal(gconstpointer a, gconstpointer b)
     return memcmp(a, b, sizeof(par_resolved)) == 0;
 }
 
-/* Two answers the same (the set compares bytes: the same thing, the padding being zero),
- * field by field inline: memcmp was a call per record, and whole words over the small fields
- * just stored one by one waited for the stores. */
-static inline bool same_resolved(const par_resolved *a, const par_resolved *b)
+void par_resolved_from(etl_resolve_status st, const etl_resolved *r, par_resolved *out)
 {
-    return ((a->schema == b->schema) & (a->provider_name == b->provider_name) & (a->event_name == b->event_name) &
-            (a->task_name == b->task_name) & (a->opcode_name == b->opcode_name) & (a->level_name == b->level_name) &
-            (a->channel_name == b->channel_name) & (a->keywords_name == b->keywords_name) & (a->status == b->status) &
-            (a->kind == b->kind) & (a->provider_name_from == b->provider_name_from) &
-            (a->schema_version == b->schema_version) & (a->older_version == b->older_version) &
-            (a->has_message == b->has_message)) != 0;
+    memset(out, 0, sizeof *out); /* the kept set compares bytes: the padding too */
+    out->schema = r->schema;
+    out->provider_name = r->provider_name;
+    out->event_name = r->event_name;
+    out->task_name = r->task_name;
+    out->opcode_name = r->opcode_name;
+    out->level_name = r->level_name;
+    out->channel_name = r->channel_name;
+    out->keywords_name = r->keywords_name;
+    out->status = (uint8_t)st;
+    out->kind = (uint8_t)r->kind;
+    out->provider_name_from = (uint8_t)r->provider_name_from;
+    out->schema_version = r->schema_version;
+    out->older_version = r->older_version;
+    out->has_message = r->has_message;
 }
 
-const par_resolved *par_resolved_keep(par *p, const par_resolved *v)
+/* A kept answer is the resolver's (the set compares bytes; this compares what they were made
+ * from), field by field inline, straight from etl_resolved: building the kept form of every
+ * record's answer first, to compare it, was most of the front's cost. */
+static inline bool is_answer(const par_resolved *a, etl_resolve_status st, const etl_resolved *r)
+{
+    return ((a->schema == r->schema) & (a->provider_name == r->provider_name) & (a->event_name == r->event_name) &
+            (a->task_name == r->task_name) & (a->opcode_name == r->opcode_name) & (a->level_name == r->level_name) &
+            (a->channel_name == r->channel_name) & (a->keywords_name == r->keywords_name) &
+            (a->status == (uint8_t)st) & (a->kind == (uint8_t)r->kind) &
+            (a->provider_name_from == (uint8_t)r->provider_name_from) & (a->schema_version == r->schema_version) &
+            (a->older_version == r->older_version) & (a->has_message == r->has_message)) != 0;
+}
+
+const par_resolved *par_resolved_keep(par *p, etl_resolve_status st, const etl_resolved *r)
 {
     /* the high bits of the products: a pointer's low bits are mostly its alignment */
-    uint64_t mix = (uint64_t)(uintptr_t)v->schema * 0x9E3779B97F4A7C15u ^
-                   (uint64_t)(uintptr_t)v->provider_name * 0xC2B2AE3D27D4EB4Fu ^
-                   (uint64_t)(uintptr_t)v->event_name * 0x165667B19E3779F9u;
+    uint64_t mix = (uint64_t)(uintptr_t)r->schema * 0x9E3779B97F4A7C15u ^
+                   (uint64_t)(uintptr_t)r->provider_name * 0xC2B2AE3D27D4EB4Fu ^
+                   (uint64_t)(uintptr_t)r->event_name * 0x165667B19E3779F9u;
     const par_resolved **set = p->front[mix >> (64u - PAR_RESOLVED_SET_BITS)];
-    if (set[0] && same_resolved(set[0], v))
+    if (set[0] && is_answer(set[0], st, r))
         return set[0];
     const par_resolved *kept = set[1];
-    if (!kept || !same_resolved(kept, v)) {
+    if (!kept || !is_answer(kept, st, r)) {
         if (!p->resolved && !(p->resolved = g_hash_table_new_full(resolved_hash, resolved_equal, g_free, NULL)))
             return NULL;
-        par_resolved *found = g_hash_table_lookup(p->resolved, v);
+        par_resolved v;
+        par_resolved_from(st, r, &v);
+        par_resolved *found = g_hash_table_lookup(p->resolved, &v);
         if (!found) {
             found = g_try_malloc(sizeof *found);
             if (!found)
                 return NULL;
-            memcpy(found, v, sizeof *found);
+            memcpy(found, &v, sizeof *found);
             g_hash_table_add(p->resolved, found);
         }
         kept = found;

@@ -76,10 +76,14 @@ par_slot *par_add(par *p, const etl_record *rec);
 /* A copy of text (cut to PAR_KEEP_MAX bytes with its NUL) kept as long as the record par_add
  * last returned: in its batch's arena.  Never NULL. */
 const char *par_keep(par *p, const char *text);
-/* v as a copy kept until par_finish, one per distinct answer (compared byte for byte: v's
- * padding must be zero, as memset leaves it): its address goes in a slot.  NULL when out of
- * memory.  The main thread's only. */
-const par_resolved *par_resolved_keep(par *p, const par_resolved *v);
+/* etl_decoder_resolve's answer (st, r) in the form a slot keeps (par_resolved, its padding
+ * zero). */
+void par_resolved_from(etl_resolve_status st, const etl_resolved *r, par_resolved *out);
+/* etl_decoder_resolve's answer (st, r) as a copy kept until par_finish, one per distinct
+ * answer: its address goes in a slot.  Taken straight from etl_resolved: an answer met again
+ * is compared with its kept copy, and only a new one is converted (par_resolved_from).  NULL
+ * when out of memory.  The main thread's only. */
+const par_resolved *par_resolved_keep(par *p, etl_resolve_status st, const etl_resolved *r);
 /* Every batch formatted and written, in order; then the threads end and p is freed.
  * False when some output could not be made (out of memory). */
 bool par_finish(par *p);

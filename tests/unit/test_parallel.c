@@ -209,12 +209,11 @@ static void keep_answers(void)
     for (unsigned round = 0; round < 5; round++) {
         for (unsigned i = 0; i < ANSWERS; i++) {
             unsigned k = round % 2 ? ANSWERS - 1 - i : i;
-            par_resolved v;
+            etl_resolved v;
             memset(&v, 0, sizeof v);
             v.event_name = names[k];
-            v.status = (uint8_t)(k % 3);
             v.has_message = k % 2;
-            const par_resolved *kept = par_resolved_keep(p, &v);
+            const par_resolved *kept = par_resolved_keep(p, (etl_resolve_status)(k % 3), &v);
             if (round == 0)
                 first[k] = kept;
             wrong += !kept || kept != first[k] || kept->event_name != names[k] || kept->status != k % 3 ||
@@ -232,11 +231,11 @@ static void keep_answers(void)
     wrong = 0;
     for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++) {
         unsigned k = order[i];
-        par_resolved v;
+        etl_resolved v;
         memset(&v, 0, sizeof v);
         v.event_name = names[0];
         v.opcode_name = names[k + 1];
-        const par_resolved *kept = par_resolved_keep(p, &v);
+        const par_resolved *kept = par_resolved_keep(p, ETL_RESOLVE_DECODED, &v);
         if (!same[k])
             same[k] = kept;
         wrong += !kept || kept != same[k] || kept->opcode_name != names[k + 1] || kept->event_name != names[0];
