@@ -1158,6 +1158,7 @@ static bool prepare_record(decode_ctx *d, par *pool, par_slot *s)
     static par_resolved one; /* with one thread: the record's line is written before the next */
     if (!pool) {
         par_resolved_from(st, &res, &one);
+        one.provider_name = res.provider_name; /* even the record's own: it is the reader's, alive until written */
         s->res = &one;
     } else if (!(s->res = par_resolved_keep(pool, st, &res))) {
         static const par_resolved none = {.kind = ETL_RESOLVE_NONE};
@@ -1179,8 +1180,10 @@ static void slot_resolved(const par_slot *s, etl_resolved *out)
     out->older_version = k->older_version;
     out->schema_version = k->schema_version;
     out->has_message = k->has_message;
-    out->provider_name = k->provider_name;
     out->provider_name_from = (etl_name_source)k->provider_name_from;
+    /* a name from the record's PROV_TRAITS, not kept with the answer, is read again (parallel.h) */
+    out->provider_name = k->provider_name || out->provider_name_from != ETL_NAME_TRAITS ? k->provider_name
+                                                                                       : etl_decoder_traits_name(s->r);
     out->event_name = k->event_name;
     out->task_name = k->task_name;
     out->opcode_name = k->opcode_name;

@@ -688,11 +688,17 @@ static gboolean resolved_equal(gconstpointer a, gconstpointer b)
     return memcmp(a, b, sizeof(par_resolved)) == 0;
 }
 
+/* The provider name an answer is kept with: none when it is in the record (parallel.h). */
+static inline const char *kept_provider_name(const etl_resolved *r)
+{
+    return r->provider_name_from == ETL_NAME_TRAITS ? NULL : r->provider_name;
+}
+
 void par_resolved_from(etl_resolve_status st, const etl_resolved *r, par_resolved *out)
 {
     memset(out, 0, sizeof *out); /* the kept set compares bytes: the padding too */
     out->schema = r->schema;
-    out->provider_name = r->provider_name;
+    out->provider_name = kept_provider_name(r);
     out->event_name = r->event_name;
     out->task_name = r->task_name;
     out->opcode_name = r->opcode_name;
@@ -712,7 +718,7 @@ void par_resolved_from(etl_resolve_status st, const etl_resolved *r, par_resolve
  * record's answer first, to compare it, was most of the front's cost. */
 static inline bool is_answer(const par_resolved *a, etl_resolve_status st, const etl_resolved *r)
 {
-    return ((a->schema == r->schema) & (a->provider_name == r->provider_name) & (a->event_name == r->event_name) &
+    return ((a->schema == r->schema) & (a->provider_name == kept_provider_name(r)) & (a->event_name == r->event_name) &
             (a->task_name == r->task_name) & (a->opcode_name == r->opcode_name) & (a->level_name == r->level_name) &
             (a->channel_name == r->channel_name) & (a->keywords_name == r->keywords_name) &
             (a->status == (uint8_t)st) & (a->kind == (uint8_t)r->kind) &
@@ -724,7 +730,7 @@ const par_resolved *par_resolved_keep(par *p, etl_resolve_status st, const etl_r
 {
     /* the high bits of the products: a pointer's low bits are mostly its alignment */
     uint64_t mix = (uint64_t)(uintptr_t)r->schema * 0x9E3779B97F4A7C15u ^
-                   (uint64_t)(uintptr_t)r->provider_name * 0xC2B2AE3D27D4EB4Fu ^
+                   (uint64_t)(uintptr_t)kept_provider_name(r) * 0xC2B2AE3D27D4EB4Fu ^
                    (uint64_t)(uintptr_t)r->event_name * 0x165667B19E3779F9u;
     const par_resolved **set = p->front[mix >> (64u - PAR_RESOLVED_SET_BITS)];
     if (set[0] && is_answer(set[0], st, r))

@@ -26,13 +26,17 @@
  * SCHEMA_ERROR have), and the main thread's stores into a batch's slots were what made its
  * per-record work 3-7x slower at 2 threads than at one (perf, bench/README.md session 9).
  * The record's names bytes (event_name_bytes, provider_name_bytes) are not kept: etldump does
- * not write them.  The same answer comes for record after record (one per kind of event, and
- * per provider name a TraceLogging record's traits gave), so a slot points to one copy of it
- * kept for the whole run (par_resolved_keep); the error, which is a record's own, is in the
- * slot. */
+ * not write them.  The same answer comes for record after record (one per kind of event), so a
+ * slot points to one copy of it kept for the whole run (par_resolved_keep); the error, which is
+ * a record's own, is in the slot.  Nothing kept points into a record: a provider name from the
+ * record's own PROV_TRAITS (ETL_NAME_TRAITS) is kept as NULL and read from the record again
+ * (etl_decoder_traits_name).  Kept as it came, it was at another address in every record, and
+ * a TraceLogging trace kept an answer per record address: 388,214 of them (45 MB) for the
+ * 1 M records of etlgen's `large`, which --threads 2 decoded in 0.65 s against 0.49 s on one
+ * thread (bench/README.md, session 23). */
 typedef struct par_resolved {
     const etl_schema *schema;
-    const char *provider_name;
+    const char *provider_name; /* NULL with ETL_NAME_TRAITS: the record's own (above) */
     const char *event_name, *task_name, *opcode_name, *level_name, *channel_name, *keywords_name;
     uint8_t status;               /* etl_resolve_status */
     uint8_t kind;                 /* etl_resolve_kind */

@@ -96,22 +96,38 @@ static void set_provider(etl_resolved *out, const char *name, etl_name_source fr
     out->provider_name_from = from;
 }
 
+/* The name the record's PROV_TRAITS item gives (in the record's bytes, NUL-terminated), its
+ * length in *len; NULL when there is none. */
+static const char *traits_name(const etl_record *rec, size_t *len)
+{
+    const etl_ext_item *traits = rec->ext_count ? etl_record_tl_traits(rec) : NULL;
+    if (!traits || !traits->data)
+        return NULL;
+    etl_tl_traits t;
+    etl_tl_parse_traits(traits->data, traits->data_size, &t, NULL);
+    *len = t.name_len;
+    return t.name;
+}
+
+const char *etl_decoder_traits_name(const etl_record *rec)
+{
+    size_t len;
+    return rec ? traits_name(rec, &len) : NULL;
+}
+
 /* The first names of the chain (resolve.h): this record's PROV_TRAITS, remembered for the GUID
  * unless the caller says not to. */
 static void name_from_traits(etl_decoder *d, const etl_record *rec, unsigned flags, etl_resolved *out)
 {
-    const etl_ext_item *traits = rec->ext_count ? etl_record_tl_traits(rec) : NULL;
-    if (!traits || !traits->data)
+    size_t len;
+    const char *name = traits_name(rec, &len);
+    if (!name)
         return;
-    etl_tl_traits t;
-    etl_tl_parse_traits(traits->data, traits->data_size, &t, NULL);
-    if (!t.name)
-        return;
-    set_provider(out, t.name, ETL_NAME_TRAITS);
-    out->provider_name_bytes = (const uint8_t *)t.name;
-    out->provider_name_bytes_len = t.name_len + 1; /* the NUL terminator is the name's too */
+    set_provider(out, name, ETL_NAME_TRAITS);
+    out->provider_name_bytes = (const uint8_t *)name;
+    out->provider_name_bytes_len = len + 1; /* the NUL terminator is the name's too */
     if (rec->has_provider && !(flags & ETL_RESOLVE_NO_LEARN))
-        etl_schema_cache_set_provider_name(d->cache, &rec->provider, t.name, t.name_len);
+        etl_schema_cache_set_provider_name(d->cache, &rec->provider, name, len);
 }
 
 /* The end of the chain: the name remembered for the GUID, else the well-known one. */

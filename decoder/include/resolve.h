@@ -145,6 +145,13 @@ etl_schema_cache *etl_decoder_cache(etl_decoder *d);
 etl_resolve_status etl_decoder_resolve(etl_decoder *d, const etl_record *rec, unsigned flags, etl_resolved *out,
                                        etl_fields *fields);
 
+/* The provider name the record's PROV_TRAITS item gives: NUL-terminated, in the record's bytes
+ * (valid as long as they are); NULL when the record has none.  It is what etl_decoder_resolve
+ * answers as provider_name with ETL_NAME_TRAITS, for a consumer that keeps such an answer apart
+ * from its record and meets the record again (etldump's threads keep one answer for many
+ * records: docs/parallel.md). */
+const char *etl_decoder_traits_name(const etl_record *rec);
+
 /* Add a TMF search path: entries separated by ':' (G_SEARCHPATH_SEPARATOR), each a TMF file or
  * a folder whose *.tmf files are read in name order.  A TMF that does not parse is reported to
  * the session's report function ("file:line: reason") and skipped; the others still load.

@@ -12,6 +12,10 @@ TEST is one of:
   halves     a generated kernel trace large enough for the pre-scan in two halves (prescan.h:
              over 8 MiB, uncompressed), clean and with damage in either half and at the
              split itself (where the second half's reader is not used): the same comparison
+  memory     peak memory does not grow with the trace: a generated TraceLogging trace (every
+             event names its provider in its own PROV_TRAITS) of 50,000 and of 400,000 records at
+             --threads 2 and 4 (the answers kept for the slots once grew with every record:
+             cli/parallel.h); skipped under AddressSanitizer, whose quarantine keeps freed memory
   default    without --threads, etldump makes the threads of --threads K, K the CPUs it may use
              (its affinity set: one under `taskset -c 0`, not the machine's cores), counted
              as the thread-making clone calls strace sees (not LeakSanitizer's tracer task under
@@ -26,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 from checks import check, finish
 
@@ -215,6 +220,46 @@ def threads_made(args, cpus):
         shutil.rmtree(tmp)
 
 
+def peak_rss_kb(cmd):
+    """Run cmd (output discarded) with the time limit: its exit status and peak resident memory."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    timer = threading.Timer(RUN_TIMEOUT, p.kill)
+    timer.start()
+    try:
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode == -9:
+        check(False, f"{' '.join(cmd)}: still running after {RUN_TIMEOUT:g} s (killed: a hang)")
+        finish()
+    return p.returncode, ru.ru_maxrss
+
+
+def test_memory():
+    with open(ETLDUMP, "rb") as f:
+        if b"__asan_init" in f.read():
+            print("SKIP: AddressSanitizer's quarantine keeps freed memory: peak memory is not the program's")
+            return
+    tmp = tempfile.mkdtemp(prefix="etl-threads-")
+    try:
+        paths = {}
+        for n in (50000, 400000):
+            paths[n] = os.path.join(tmp, f"large-{n}.etl")
+            bounded([ETLGEN, "--preset", "large", "--records", str(n), "-o", paths[n]], check=True)
+        for threads in (2, 4):
+            rss = {}
+            for n, path in paths.items():
+                rc, rss[n] = peak_rss_kb([ETLDUMP, "--threads", str(threads), path])
+                check(rc == 0, f"large {n} --threads {threads}: exit 0 (got {rc})")
+            # measured: 0.8 MB more for 8x the records (17 MB more while answers were kept per record)
+            grew = rss[400000] - rss[50000]
+            check(grew < 4096, f"large --threads {threads}: peak memory {rss[50000]} KB for 50,000 records, "
+                               f"{rss[400000]} KB for 400,000 (grew {grew} KB; at most 4096)")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def test_default():
     test_strace_parse()
     if shutil.which("strace") is None or subprocess.run(["strace", "-qq", "-o", os.devnull, "true"]).returncode:
@@ -237,5 +282,5 @@ def test_default():
 
 
 {"corpus": test_corpus, "damaged": test_damaged, "batches": test_batches, "halves": test_halves,
- "default": test_default}[WHICH]()
+ "memory": test_memory, "default": test_default}[WHICH]()
 finish()

@@ -166,7 +166,8 @@ static void test_tracelogging(void)
     CHECK_EQ_U(t.char_array_begins, 0);
 }
 
-/* PROV_TRAITS names are remembered for the provider's later events, unless asked not to. */
+/* PROV_TRAITS names are remembered for the provider's later events, unless asked not to; the name
+ * is read from the record again as etl_decoder_traits_name. */
 static void test_learn(void)
 {
     char path[4096];
@@ -188,7 +189,14 @@ static void test_learn(void)
                 CHECK_STR(res.provider_name, "solar_system");
                 CHECK(res.provider_name_from == ETL_NAME_TRAITS);
             }
+            /* the same name read from the record again: the very bytes, or none without traits */
+            const char *again = etl_decoder_traits_name(&rec);
+            if (res.provider_name_from == ETL_NAME_TRAITS)
+                CHECK(again == res.provider_name);
+            else
+                CHECK(again == NULL);
         }
+        CHECK(etl_decoder_traits_name(NULL) == NULL);
         etl_reader_close(r);
         CHECK(seen);
         const char *known = etl_schema_cache_provider_name(etl_decoder_cache(d), &g);
