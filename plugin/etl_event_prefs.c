@@ -133,16 +133,18 @@ etls_schemas_report(void *ctx _U_, etl_registry_severity severity, const char *m
     ws_warning("etlshark: %s%s", severity == ETL_REGISTRY_ERROR ? "error: " : "", message);
 }
 
-/* The search path in precedence order: the preference, then the environment. */
+/* The search path in precedence order: the preference, then the environment.  Its files are
+ * read on every CPU Wireshark may use (the registry, and what it reports, are the same; the
+ * reports all come from this thread). */
 void
 etls_add_manifest_paths(etl_registry *s)
 {
     const char *env = etl_registry_env_path();
 
     if (etls_pref_manifest_path()[0] != '\0')
-        etl_registry_add_path(s, etls_pref_manifest_path());
+        etl_registry_add_path_threads(s, etls_pref_manifest_path(), etl_thread_cpus());
     if (env != NULL && env[0] != '\0')
-        etl_registry_add_path(s, env);
+        etl_registry_add_path_threads(s, env, etl_thread_cpus());
 }
 
 /* The TMF path in precedence order: the preference, then the environment. */

@@ -124,6 +124,13 @@ void etl_registry_free(etl_registry *s);
  * (ETL_REGISTRY_ERROR: "file:line: reason") and skipped; the others still load.  ETL_OK when
  * every entry loaded, else the code of the first failure (the rest loaded anyway). */
 etl_status etl_registry_add_path(etl_registry *s, const char *path_list);
+/* The same, its files read (parsed, binaries indexed) on up to `threads` threads, this one
+ * included (and at most ETL_REGISTRY_MAX_READ_THREADS more): the registry, its messages and the
+ * status are those of etl_registry_add_path, in the same order.  The path is walked twice, once
+ * to list its files and once to take them; a file the second walk meets that the first did not
+ * list is read then.  1: etl_registry_add_path. */
+etl_status etl_registry_add_path_threads(etl_registry *s, const char *path_list, unsigned threads);
+#define ETL_REGISTRY_MAX_READ_THREADS 64u
 /* One manifest file. */
 etl_status etl_registry_add_file(etl_registry *s, const char *path, etl_error *err);
 /* One provider binary (.dll, .exe, .sys: wevt.h): indexed by the provider GUIDs of its

@@ -8,6 +8,7 @@
 #include "registry.h"
 
 #include <glib.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "mf_schema.h"
 #include "prescan.h"
 #include "search_path.h"
+#include "thread.h"
 #include "wevt.h"
 
 /* Reports about malformed schema records in one trace before the rest are only counted. */
@@ -129,6 +131,7 @@ struct etl_registry {
     uint32_t mf_memo_gen;  /* starts at 1; bumped by forget */
     uint32_t record_reports;
     etl_registry_stats stats;
+    struct preload *preload;     /* the path's files loaded ahead (etl_registry_add_path_threads) */
 };
 
 static void report(etl_registry *s, etl_registry_severity sev, const char *fmt, ...) ETL_PRINTF(3, 4);
@@ -535,24 +538,77 @@ static void add_binary(etl_registry *s, const char *path, const etl_guid *guids,
     }
 }
 
-etl_status etl_registry_add_binary(etl_registry *s, const char *path, etl_error *err)
+/* A file of a manifest path, read: a binary's index or a manifest's model, or the failure.
+ * Reading is the slow part (parsing, page faults) and touches nothing shared, so that it can be
+ * done on other threads; taking it into the registry (take_loaded) is done in path order. */
+typedef struct loaded {
+    etl_status st;
+    etl_error *err;  /* the failure, when st is not ETL_OK (a path may list a million files) */
+    etl_manifest *m;
+    etl_guid *guids;
+    uint32_t count;
+} loaded;
+
+static void load_file(const char *path, bool binary, loaded *out)
 {
-    etl_guid *guids = NULL;
-    uint32_t count = 0;
-    etl_error e;
-    etl_status st = etl_wevt_index_file(path, &guids, &count, &e);
+    etl_error err;
+    *out = (loaded){0};
+    out->st = binary ? etl_wevt_index_file(path, &out->guids, &out->count, &err)
+                     : etl_manifest_load_file(path, &out->m, &err);
+    if (out->st != ETL_OK && !(binary && out->st == ETL_ERR_NOT_FOUND)) /* most binaries: no message */
+        out->err = g_memdup2(&err, sizeof err);
+}
+
+static void drop_loaded(loaded *l)
+{
+    etl_manifest_free(l->m);
+    g_free(l->guids);
+    g_free(l->err);
+    *l = (loaded){0};
+}
+
+/* The loaded file into the registry, as etl_registry_add_binary / etl_registry_add_file say;
+ * what l held is the registry's or freed. */
+static etl_status take_binary(etl_registry *s, const char *path, loaded *l, etl_error *err)
+{
+    etl_status st = l->st;
+    etl_error e = l->err ? *l->err : (etl_error){0};
     if (st == ETL_ERR_NOT_FOUND) {
         s->stats.binaries_without_schema++;
+        drop_loaded(l);
         return ETL_OK; /* most binaries of a Windows folder define no provider */
     }
     if (st != ETL_OK) {
         s->stats.binaries_failed++;
+        drop_loaded(l);
         return etl_fail(err, st, e.offset, "provider binary %s: %s; skipped", path, e.message);
     }
     s->stats.binaries_indexed++;
-    add_binary(s, path, guids, count);
-    g_free(guids);
+    add_binary(s, path, l->guids, l->count);
+    drop_loaded(l);
     return ETL_OK;
+}
+
+static etl_status take_manifest(etl_registry *s, const char *path, loaded *l, etl_error *err)
+{
+    if (l->st != ETL_OK) {
+        s->stats.files_failed++;
+        *err = *l->err;
+        etl_status st = l->st;
+        drop_loaded(l);
+        return st;
+    }
+    s->stats.files_loaded++;
+    add_source(s, NULL, l->m, ETL_REGISTRY_FILE, path);
+    l->m = NULL; /* the registry's now */
+    return ETL_OK;
+}
+
+etl_status etl_registry_add_binary(etl_registry *s, const char *path, etl_error *err)
+{
+    loaded l;
+    load_file(path, true, &l);
+    return take_binary(s, path, &l, err);
 }
 
 etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size_t len, const char *origin,
@@ -571,15 +627,9 @@ etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size
 
 etl_status etl_registry_add_file(etl_registry *s, const char *path, etl_error *err)
 {
-    etl_manifest *m;
-    etl_status st = etl_manifest_load_file(path, &m, err);
-    if (st != ETL_OK) {
-        s->stats.files_failed++;
-        return st;
-    }
-    s->stats.files_loaded++;
-    add_source(s, NULL, m, ETL_REGISTRY_FILE, path);
-    return ETL_OK;
+    loaded l;
+    load_file(path, false, &l);
+    return take_manifest(s, path, &l, err);
 }
 
 static bool manifest_name(const char *name)
@@ -594,13 +644,30 @@ static bool schema_file_name(const char *name)
     return manifest_name(name) || etl_wevt_is_binary_name(name);
 }
 
-/* One file of the path: a provider binary by its name (.dll, .exe, .sys), else a manifest. */
+/* The files of a path walked once to list them, read on several threads, then taken in the
+ * second walk's order (etl_registry_add_path_threads).  Hand-written: GLib's thread pool would
+ * do the fan-out, but not the caller's own thread taking its share. */
+typedef struct preload {
+    GPtrArray *paths; /* the first walk's files, in its order */
+    loaded *files;    /* their reads, the same order */
+    unsigned next;    /* the second walk: the next file it should meet */
+    unsigned claim;   /* the reading: the next file to read (atomic) */
+} preload;
+
+/* One file of the path: a provider binary by its name (.dll, .exe, .sys), else a manifest.  Read
+ * ahead when the first walk listed it at this place, else here. */
 static etl_status add_path_file(void *ctx, const char *path)
 {
     etl_registry *s = ctx;
     etl_error err;
-    etl_status st = etl_wevt_is_binary_name(path) ? etl_registry_add_binary(s, path, &err)
-                                                  : etl_registry_add_file(s, path, &err);
+    bool binary = etl_wevt_is_binary_name(path);
+    preload *pre = s->preload;
+    loaded here, *l = &here;
+    if (pre && pre->next < pre->paths->len && strcmp(g_ptr_array_index(pre->paths, pre->next), path) == 0)
+        l = &pre->files[pre->next++];
+    else /* the folder changed between the walks: this file was not read ahead */
+        load_file(path, binary, &here);
+    etl_status st = binary ? take_binary(s, path, l, &err) : take_manifest(s, path, l, &err);
     if (st != ETL_OK)
         report(s, ETL_REGISTRY_ERROR, "%s", err.message);
     return st;
@@ -614,19 +681,77 @@ static void path_problem(void *ctx, bool failed, const char *message)
         s->stats.files_failed++;
 }
 
+static const etl_search_path manifest_path = {
+    .what = "manifest", .files = "manifests", .wanted = schema_file_name,
+    .max_entries = ETL_REGISTRY_MAX_PATH_ENTRIES, .max_files = ETL_REGISTRY_MAX_FOLDER_FILES,
+    .file = add_path_file, .problem = path_problem,
+    /* binaries do not count against the manifests' limit: a Windows folder has thousands */
+    .limited = manifest_name, .max_tree_files = ETL_REGISTRY_MAX_TREE_FILES, .tree_files = "manifests and binaries",
+    .recursive_suffix = ETL_REGISTRY_RECURSIVE_SUFFIX, .max_depth = ETL_REGISTRY_MAX_FOLDER_DEPTH,
+};
+
 etl_status etl_registry_add_path(etl_registry *s, const char *list)
+{
+    return etl_registry_add_path_threads(s, list, 1);
+}
+
+/* The first walk: the files only, in order; its messages are the second walk's to say. */
+static etl_status list_file(void *ctx, const char *path)
+{
+    g_ptr_array_add(ctx, g_strdup(path));
+    return ETL_OK;
+}
+
+static void list_problem(void *ctx, bool failed, const char *message)
+{
+    (void)ctx, (void)failed, (void)message;
+}
+
+static void *read_files(void *arg)
+{
+    preload *pre = arg;
+    for (unsigned i; (i = __atomic_fetch_add(&pre->claim, 1, __ATOMIC_RELAXED)) < pre->paths->len;) {
+        const char *path = g_ptr_array_index(pre->paths, i);
+        load_file(path, etl_wevt_is_binary_name(path), &pre->files[i]);
+    }
+    return NULL;
+}
+
+etl_status etl_registry_add_path_threads(etl_registry *s, const char *list, unsigned threads)
 {
     if (!s || !list)
         return ETL_ERR_ARG;
-    const etl_search_path p = {
-        .what = "manifest", .files = "manifests", .wanted = schema_file_name,
-        .max_entries = ETL_REGISTRY_MAX_PATH_ENTRIES, .max_files = ETL_REGISTRY_MAX_FOLDER_FILES,
-        .file = add_path_file, .problem = path_problem, .ctx = s,
-        /* binaries do not count against the manifests' limit: a Windows folder has thousands */
-        .limited = manifest_name, .max_tree_files = ETL_REGISTRY_MAX_TREE_FILES, .tree_files = "manifests and binaries",
-        .recursive_suffix = ETL_REGISTRY_RECURSIVE_SUFFIX, .max_depth = ETL_REGISTRY_MAX_FOLDER_DEPTH,
-    };
-    return etl_search_path_walk(&p, list);
+    etl_search_path p = manifest_path;
+    p.ctx = s;
+    if (threads <= 1)
+        return etl_search_path_walk(&p, list);
+    preload pre = {.paths = g_ptr_array_new_with_free_func(g_free)};
+    etl_search_path first = manifest_path;
+    first.file = list_file;
+    first.problem = list_problem;
+    first.ctx = pre.paths;
+    etl_search_path_walk(&first, list);
+    pre.files = g_new0(loaded, pre.paths->len ? pre.paths->len : 1);
+    unsigned helpers = threads - 1; /* besides this thread: no more than files to read, nor the limit */
+    if (helpers > pre.paths->len)
+        helpers = pre.paths->len ? pre.paths->len - 1 : 0;
+    if (helpers > ETL_REGISTRY_MAX_READ_THREADS)
+        helpers = ETL_REGISTRY_MAX_READ_THREADS;
+    pthread_t t[ETL_REGISTRY_MAX_READ_THREADS];
+    unsigned started = 0;
+    while (started < helpers && etl_thread_start(&t[started], read_files, &pre) == 0)
+        started++;
+    read_files(&pre); /* this thread's share; all of it when no helper started */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    s->preload = &pre;
+    etl_status st = etl_search_path_walk(&p, list);
+    s->preload = NULL;
+    for (unsigned i = 0; i < pre.paths->len; i++) /* files the second walk did not meet */
+        drop_loaded(&pre.files[i]);
+    g_free(pre.files);
+    g_ptr_array_free(pre.paths, TRUE);
+    return st;
 }
 
 /* ---- schemas in the trace ------------------------------------------------------------------ */

@@ -184,6 +184,69 @@ static void test_path(void)
     g_free(dir);
 }
 
+/* etl_registry_add_path_threads: the files read on several threads, the registry, its messages,
+ * stats and status those of etl_registry_add_path - over the shared manifests, the shared
+ * provider binaries, a folder with a manifest that does not parse and two that define the same
+ * events differently, and a missing entry. */
+static void test_path_threads(const char *manifests, const char *wevt)
+{
+    char *dir = g_dir_make_tmp("etlshark-schemas-XXXXXX", NULL);
+    CHECK(dir != NULL);
+    if (!dir)
+        return;
+    char *b1 = manifest("FromB", "win:UInt8", ""), *c1 = manifest("FromC", "win:UInt16", "");
+    write_file(dir, "b.man", b1);
+    write_file(dir, "c.XML", c1);
+    write_file(dir, "a.xml", "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='x' guid='{bad}'/>\n");
+    char *missing = g_build_filename(dir, "missing.man", NULL);
+    char *list = g_strdup_printf("%s:%s:%s:%s", manifests, dir, missing, wevt);
+    char *said = NULL;
+    etl_registry_stats stats = {0};
+    etl_status status = ETL_OK;
+    char first_name[64] = "";
+    etl_guid g = prov();
+    static const unsigned threads[] = {1, 2, 3, 8};
+    for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+        etl_schema_cache *c = etl_schema_cache_new(NULL);
+        etl_registry *s = etl_registry_new(c, on_report, NULL);
+        g_string_truncate(reports, 0);
+        etl_status st = threads[k] == 1 ? etl_registry_add_path(s, list) : etl_registry_add_path_threads(s, list, threads[k]);
+        const etl_schema *sc;
+        etl_error err;
+        CHECK_EQ_U(etl_registry_lookup_key(s, &g, 1, 1, 4, &sc, &err), ETL_OK);
+        if (k == 0) {
+            said = g_strdup(reports->str);
+            stats = *etl_registry_get_stats(s);
+            status = st;
+            snprintf(first_name, sizeof first_name, "%s", etl_schema_event_name(sc));
+            CHECK(strstr(said, "a.xml:4") && strstr(said, "missing.man: no such file or folder") &&
+                  strstr(said, "b.man and "));
+            CHECK(stats.files_loaded > 10 && stats.files_failed == 2 && stats.binaries_indexed >= 1);
+            CHECK_STR(first_name, "FromB");
+        } else {
+            CHECK_STR(reports->str, said);
+            CHECK(memcmp(etl_registry_get_stats(s), &stats, sizeof stats) == 0);
+            CHECK_EQ_U(st, status);
+            CHECK_STR(etl_schema_event_name(sc), first_name);
+        }
+        etl_registry_free(s);
+        etl_schema_cache_free(c);
+    }
+    const char *names[] = {"a.xml", "b.man", "c.XML"};
+    for (size_t i = 0; i < 3; i++) {
+        char *path = g_build_filename(dir, names[i], NULL);
+        g_remove(path);
+        g_free(path);
+    }
+    g_rmdir(dir);
+    g_free(said);
+    g_free(list);
+    g_free(missing);
+    g_free(b1);
+    g_free(c1);
+    g_free(dir);
+}
+
 /* The first record of a provider (and id, when id >= 0) in a trace, copied out. */
 static bool find_record(const char *path, const char *guid, int id, etl_record *out, uint8_t **bytes)
 {
@@ -400,6 +463,9 @@ int main(int argc, char **argv)
     test_memo_forgets();
     test_path();
     if (argc >= 3) {
+        char *wevt = g_build_filename(argv[1], "..", "wevt", NULL);
+        test_path_threads(argv[2], wevt);
+        g_free(wevt);
         test_net452(argv[1], argv[2]);
         test_eventsource(argv[1]);
         test_inputs(argv[1]);
