@@ -135,17 +135,42 @@ static void write_file(const char *dir, const char *name, const char *text)
     g_free(path);
 }
 
-static void test_path(void)
+/* A temporary folder of manifests: a.xml does not parse (line 4), b.man and c.XML define the
+ * same event differently, notes.txt is no manifest.  NULL when it cannot be made. */
+static const char *const folder_files[] = {"a.xml", "b.man", "c.XML", "notes.txt"};
+
+static char *schema_folder(void)
 {
     char *dir = g_dir_make_tmp("etlshark-schemas-XXXXXX", NULL);
     CHECK(dir != NULL);
     if (!dir)
-        return;
+        return NULL;
     char *b1 = manifest("FromB", "win:UInt8", ""), *c1 = manifest("FromC", "win:UInt16", "");
     write_file(dir, "b.man", b1);
     write_file(dir, "c.XML", c1);
     write_file(dir, "a.xml", "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='x' guid='{bad}'/>\n");
     write_file(dir, "notes.txt", "not a manifest");
+    g_free(b1);
+    g_free(c1);
+    return dir;
+}
+
+static void schema_folder_remove(char *dir)
+{
+    for (size_t i = 0; i < sizeof folder_files / sizeof folder_files[0]; i++) {
+        char *path = g_build_filename(dir, folder_files[i], NULL);
+        g_remove(path);
+        g_free(path);
+    }
+    g_rmdir(dir);
+    g_free(dir);
+}
+
+static void test_path(void)
+{
+    char *dir = schema_folder();
+    if (!dir)
+        return;
     etl_schema_cache *c = etl_schema_cache_new(NULL);
     etl_registry *s = etl_registry_new(c, on_report, NULL);
     g_string_truncate(reports, 0);
@@ -170,34 +195,19 @@ static void test_path(void)
     CHECK_STR(etl_registry_env_path(), list);
     g_setenv(ETL_REGISTRY_ENV, "", TRUE);
     CHECK(etl_registry_env_path() == NULL);
-    const char *names[] = {"a.xml", "b.man", "c.XML", "notes.txt"};
-    for (size_t i = 0; i < 4; i++) {
-        char *path = g_build_filename(dir, names[i], NULL);
-        g_remove(path);
-        g_free(path);
-    }
-    g_rmdir(dir);
+    schema_folder_remove(dir);
     g_free(list);
     g_free(missing);
-    g_free(b1);
-    g_free(c1);
-    g_free(dir);
 }
 
 /* etl_registry_add_path_threads: the files read on several threads, the registry, its messages,
  * stats and status those of etl_registry_add_path - over the shared manifests, the shared
- * provider binaries, a folder with a manifest that does not parse and two that define the same
- * events differently, and a missing entry. */
+ * provider binaries, schema_folder's manifests and a missing entry. */
 static void test_path_threads(const char *manifests, const char *wevt)
 {
-    char *dir = g_dir_make_tmp("etlshark-schemas-XXXXXX", NULL);
-    CHECK(dir != NULL);
+    char *dir = schema_folder();
     if (!dir)
         return;
-    char *b1 = manifest("FromB", "win:UInt8", ""), *c1 = manifest("FromC", "win:UInt16", "");
-    write_file(dir, "b.man", b1);
-    write_file(dir, "c.XML", c1);
-    write_file(dir, "a.xml", "<instrumentationManifest>\n<instrumentation>\n<events>\n<provider name='x' guid='{bad}'/>\n");
     char *missing = g_build_filename(dir, "missing.man", NULL);
     char *list = g_strdup_printf("%s:%s:%s:%s", manifests, dir, missing, wevt);
     char *said = NULL;
@@ -232,19 +242,10 @@ static void test_path_threads(const char *manifests, const char *wevt)
         etl_registry_free(s);
         etl_schema_cache_free(c);
     }
-    const char *names[] = {"a.xml", "b.man", "c.XML"};
-    for (size_t i = 0; i < 3; i++) {
-        char *path = g_build_filename(dir, names[i], NULL);
-        g_remove(path);
-        g_free(path);
-    }
-    g_rmdir(dir);
+    schema_folder_remove(dir);
     g_free(said);
     g_free(list);
     g_free(missing);
-    g_free(b1);
-    g_free(c1);
-    g_free(dir);
 }
 
 /* The first record of a provider (and id, when id >= 0) in a trace, copied out. */
