@@ -540,7 +540,8 @@ static void add_binary(etl_registry *s, const char *path, const etl_guid *guids,
 
 /* A file of a manifest path, read: a binary's index or a manifest's model, or the failure.
  * Reading is the slow part (parsing, page faults) and touches nothing shared, so that it can be
- * done on other threads; taking it into the registry (take_loaded) is done in path order. */
+ * done on other threads; taking it into the registry (take_binary, take_manifest) is done in
+ * path order. */
 typedef struct loaded {
     etl_status st;
     etl_error *err;  /* the failure, when st is not ETL_OK (a path may list a million files) */
