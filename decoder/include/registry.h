@@ -127,8 +127,9 @@ etl_status etl_registry_add_path(etl_registry *s, const char *path_list);
 /* The same, its files read (parsed, binaries indexed) on up to `threads` threads, this one
  * included (and at most ETL_REGISTRY_MAX_READ_THREADS more): the registry, its messages and the
  * status are those of etl_registry_add_path, in the same order.  The path is walked twice, once
- * to list its files and once to take them; a file the second walk meets that the first did not
- * list is read then.  1: etl_registry_add_path. */
+ * to list its files and once to take them; where the second walk departs from the first's list
+ * (a folder changed in between), that file and every one after it is read then, on this thread.
+ * 1: etl_registry_add_path. */
 etl_status etl_registry_add_path_threads(etl_registry *s, const char *path_list, unsigned threads);
 #define ETL_REGISTRY_MAX_READ_THREADS 64u
 /* One manifest file. */
