@@ -590,19 +590,26 @@ static etl_status take_binary(etl_registry *s, const char *path, loaded *l, etl_
     return ETL_OK;
 }
 
-static etl_status take_manifest(etl_registry *s, const char *path, loaded *l, etl_error *err)
+/* A manifest parsed (st ETL_OK: m is the registry's from here on) or not, counted. */
+static etl_status take_model(etl_registry *s, etl_status st, etl_manifest *m, const char *origin)
 {
-    if (l->st != ETL_OK) {
+    if (st != ETL_OK) {
         s->stats.files_failed++;
-        *err = *l->err;
-        etl_status st = l->st;
-        drop_loaded(l);
         return st;
     }
     s->stats.files_loaded++;
-    add_source(s, NULL, l->m, ETL_REGISTRY_FILE, path);
-    l->m = NULL; /* the registry's now */
+    add_source(s, NULL, m, ETL_REGISTRY_FILE, origin);
     return ETL_OK;
+}
+
+static etl_status take_manifest(etl_registry *s, const char *path, loaded *l, etl_error *err)
+{
+    if (l->st != ETL_OK)
+        *err = *l->err;
+    etl_status st = take_model(s, l->st, l->m, path);
+    l->m = NULL; /* the registry's, when it parsed */
+    drop_loaded(l);
+    return st;
 }
 
 etl_status etl_registry_add_binary(etl_registry *s, const char *path, etl_error *err)
@@ -615,15 +622,9 @@ etl_status etl_registry_add_binary(etl_registry *s, const char *path, etl_error 
 etl_status etl_registry_add_manifest_text(etl_registry *s, const char *xml, size_t len, const char *origin,
                                          etl_error *err)
 {
-    etl_manifest *m;
+    etl_manifest *m = NULL;
     etl_status st = etl_manifest_parse(xml, len, origin, &m, err);
-    if (st != ETL_OK) {
-        s->stats.files_failed++;
-        return st;
-    }
-    s->stats.files_loaded++;
-    add_source(s, NULL, m, ETL_REGISTRY_FILE, origin);
-    return ETL_OK;
+    return take_model(s, st, m, origin);
 }
 
 etl_status etl_registry_add_file(etl_registry *s, const char *path, etl_error *err)
