@@ -734,8 +734,8 @@ etl_status etl_registry_add_path_threads(etl_registry *s, const char *list, unsi
     first.ctx = pre.paths;
     etl_search_path_walk(&first, list);
     pre.files = g_new0(loaded, pre.paths->len ? pre.paths->len : 1);
-    unsigned helpers = threads - 1; /* besides this thread: no more than files to read, nor the limit */
-    if (helpers > pre.paths->len)
+    unsigned helpers = threads - 1; /* besides this thread, which reads too: fewer than the files */
+    if (helpers >= pre.paths->len)
         helpers = pre.paths->len ? pre.paths->len - 1 : 0;
     if (helpers > ETL_REGISTRY_MAX_READ_THREADS)
         helpers = ETL_REGISTRY_MAX_READ_THREADS;
