@@ -268,24 +268,26 @@ typedef struct etl_record {
     int64_t timestamp_raw;  /* session clock */
     int64_t timestamp;      /* FILETIME (100 ns since 1601-01-01 UTC), when has_timestamp */
     uint64_t keyword;
-    uint64_t processor_time;/* EVENT_HEADER with NO_CPUTIME */
+    union {
+        struct {
+            uint32_t kernel_time, user_time; /* when has_cpu_times */
+        };
+        uint64_t processor_time; /* EVENT_HEADER with NO_CPUTIME (then not has_cpu_times) */
+    };
 
     /* kind-specific */
     uint64_t pebs_index;
     const uint8_t *pmc;     /* pmc_count little-endian u64 values */
 
-    /* The library's own, not for consumers: the problem framing this record that did not stop
-     * it, read with etl_record_problem() (code ETL_OK when none; offset within the record). */
-    struct etl_record_internal {
-        etl_status problem;
-        uint32_t problem_offset;
-        const char *problem_text;
-    } internal;
-
     /* the header: GUIDs */
     etl_guid provider;      /* provider id, or MOF class / kernel group GUID, or WPP message GUID */
-    etl_guid activity_id;
-    etl_guid parent_guid;   /* INSTANCE */
+    union {
+        etl_guid activity_id; /* when has_activity_id */
+        struct {
+            etl_guid parent_guid; /* INSTANCE */
+            uint32_t instance_id, parent_instance_id; /* INSTANCE */
+        };
+    };
 
     /* where it is, the bytes and the header: 4 bytes each */
     uint32_t record_offset; /* offset of the record in the buffer (0x48 = first), decompressed */
@@ -298,10 +300,17 @@ typedef struct etl_record {
     uint32_t payload_offset;/* user data starts here (after extended items / inserted items) */
     uint32_t payload_size;
     uint32_t pid, tid;      /* ETL_NO_ID when absent */
-    uint32_t kernel_time, user_time; /* when has_cpu_times */
-    uint32_t instance_id, parent_instance_id; /* INSTANCE */
     uint32_t sequence;
     uint32_t component_id;
+
+    /* The library's own, not for consumers: the problem framing this record that did not stop
+     * it, read with etl_record_problem() (problem: an etl_status, ETL_OK when none; its offset
+     * within the record; what it was, an index in record.c's texts, 0 = the status's name). */
+    struct etl_record_internal {
+        uint32_t problem_offset;
+        int8_t problem;
+        uint8_t problem_text;
+    } internal;
 
     /* 2 bytes each */
     uint16_t buffer_flags;
@@ -314,6 +323,7 @@ typedef struct etl_record {
     uint16_t event_property;
     uint16_t hook_id;       /* system family: (group << 8) | type */
     uint16_t message_number, message_flags; /* MESSAGE (WPP) */
+    uint16_t ext_count;
 
     /* 1 byte each */
     uint8_t buffer_type;
@@ -332,7 +342,6 @@ typedef struct etl_record {
     bool has_sequence, has_component_id;
 
     /* extended data items (EVENT_HEADER) */
-    uint16_t ext_count;
     etl_ext_item ext[ETL_MAX_EXT_ITEMS];
 } etl_record;
 

@@ -218,12 +218,39 @@ etl_status etl_peek_record(const uint8_t *d, size_t avail, etl_record_peek *out,
     return ETL_OK;
 }
 
-static void set_problem(etl_record *rec, etl_status code, uint32_t offset, const char *text)
+/* What a framing problem was: the view keeps its index in problem_texts (one byte, where a
+ * pointer took eight of every view's head). */
+enum problem_text {
+    PROBLEM_STATUS = 0, /* the status's own name */
+    PROBLEM_EXT_HEADER_PAST_END,
+    PROBLEM_EXT_SIZES,
+    PROBLEM_EXT_PAST_END,
+    PROBLEM_EXT_TOO_MANY,
+    PROBLEM_PEBS_PAST_END,
+    PROBLEM_PMC_PAST_END,
+    PROBLEM_MESSAGE_ITEMS_PAST_END,
+    PROBLEM_ERROR_TOO_SHORT,
+    PROBLEM_TEXTS
+};
+static const char *const problem_texts[PROBLEM_TEXTS] = {
+    [PROBLEM_STATUS] = NULL,
+    [PROBLEM_EXT_HEADER_PAST_END] = "extended data item header runs past the record end",
+    [PROBLEM_EXT_SIZES] = "extended data item with impossible sizes",
+    [PROBLEM_EXT_PAST_END] = "extended data item runs past the record end",
+    [PROBLEM_EXT_TOO_MANY] = "more extended data items than the decoder keeps (ETL_MAX_EXT_ITEMS)",
+    [PROBLEM_PEBS_PAST_END] = "PEBS index runs past the record end",
+    [PROBLEM_PMC_PAST_END] = "PMC counters run past the record end",
+    [PROBLEM_MESSAGE_ITEMS_PAST_END] = "MESSAGE optional items run past the record end",
+    [PROBLEM_ERROR_TOO_SHORT] = "ERROR record shorter than an EVENT_HEADER",
+};
+_Static_assert(ETL_ERR_NOT_FOUND >= INT8_MIN && ETL_END <= INT8_MAX, "etl_status fits internal.problem");
+
+static void set_problem(etl_record *rec, etl_status code, uint32_t offset, enum problem_text text)
 {
     if (rec->internal.problem == ETL_OK) {
-        rec->internal.problem = code;
+        rec->internal.problem = (int8_t)code;
         rec->internal.problem_offset = offset;
-        rec->internal.problem_text = text;
+        rec->internal.problem_text = (uint8_t)text;
     }
 }
 
@@ -232,16 +259,18 @@ bool etl_record_problem(const etl_record *r, etl_error *out, uint32_t *in_record
     if (!r || r->internal.problem == ETL_OK)
         return false;
     const struct etl_record_internal *p = &r->internal;
-    const char *text = p->problem_text ? p->problem_text : etl_status_name(p->problem);
+    etl_status code = (etl_status)p->problem;
+    const char *text = p->problem_text && p->problem_text < PROBLEM_TEXTS ? problem_texts[p->problem_text]
+                                                                         : etl_status_name(code);
     if (in_record)
         *in_record = p->problem_offset;
     if (!out)
         return true;
     if (r->buffer_flags & ETL_BF_COMPRESSED) /* no file offset of its own: the buffer's, and where in it */
-        etl_fail(out, p->problem, r->buffer_offset, "%s (byte 0x%" PRIx64 " of the decompressed buffer)", text,
+        etl_fail(out, code, r->buffer_offset, "%s (byte 0x%" PRIx64 " of the decompressed buffer)", text,
                  (uint64_t)r->record_offset + p->problem_offset);
     else
-        etl_fail(out, p->problem, r->buffer_offset + r->record_offset + p->problem_offset, "%s", text);
+        etl_fail(out, code, r->buffer_offset + r->record_offset + p->problem_offset, "%s", text);
     return true;
 }
 
@@ -276,7 +305,7 @@ static void frame_event_header(const uint8_t *d, etl_record *rec)
         /* Every item is at least its 8-byte header, so the walk ends within size/8 steps. */
         for (;;) {
             if (!etl_span_ok(rec->size, p, EVENT_EXTENDED_ITEM_HEADER_SIZE)) {
-                set_problem(rec, ETL_ERR_TRUNCATED, p, "extended data item header runs past the record end");
+                set_problem(rec, ETL_ERR_TRUNCATED, p, PROBLEM_EXT_HEADER_PAST_END);
                 break;
             }
             const uint8_t *item = d + p;
@@ -285,11 +314,11 @@ static void frame_event_header(const uint8_t *d, etl_record *rec)
                      link = etl_ld16(item + EVENT_EXTENDED_ITEM_OFF_LINKAGE),
                      dsize = etl_ld16(item + EVENT_EXTENDED_ITEM_OFF_DATA_SIZE);
             if (isize < EVENT_EXTENDED_ITEM_HEADER_SIZE || dsize > isize - EVENT_EXTENDED_ITEM_HEADER_SIZE) {
-                set_problem(rec, ETL_ERR_CORRUPT, p, "extended data item with impossible sizes");
+                set_problem(rec, ETL_ERR_CORRUPT, p, PROBLEM_EXT_SIZES);
                 break;
             }
             if (!etl_span_ok(rec->size, p, isize)) {
-                set_problem(rec, ETL_ERR_TRUNCATED, p, "extended data item runs past the record end");
+                set_problem(rec, ETL_ERR_TRUNCATED, p, PROBLEM_EXT_PAST_END);
                 break;
             }
             if (rec->ext_count < ETL_MAX_EXT_ITEMS) {
@@ -299,7 +328,7 @@ static void frame_event_header(const uint8_t *d, etl_record *rec)
                 it->offset = p;
                 it->data = item + EVENT_EXTENDED_ITEM_HEADER_SIZE;
             } else {
-                set_problem(rec, ETL_ERR_LIMIT, p, "more extended data items than the decoder keeps (ETL_MAX_EXT_ITEMS)");
+                set_problem(rec, ETL_ERR_LIMIT, p, PROBLEM_EXT_TOO_MANY);
             }
             p += isize;
             if (!(link & EVENT_EXTENDED_ITEM_LINKAGE_MORE))
@@ -320,7 +349,7 @@ static void frame_system(const uint8_t *d, etl_record *rec)
     uint32_t p = hdr;
     if (ver & TRACE_HEADER_PEBS_INDEX_FLAG) {
         if (!etl_span_ok(rec->size, p, TRACE_HEADER_PEBS_INDEX_SIZE)) {
-            set_problem(rec, ETL_ERR_TRUNCATED, p, "PEBS index runs past the record end");
+            set_problem(rec, ETL_ERR_TRUNCATED, p, PROBLEM_PEBS_PAST_END);
             rec->payload_offset = rec->size;
             return;
         }
@@ -331,7 +360,7 @@ static void frame_system(const uint8_t *d, etl_record *rec)
     unsigned pmc = (ver & TRACE_HEADER_PMC_COUNTERS_MASK) >> TRACE_HEADER_PMC_COUNTERS_SHIFT;
     if (pmc) {
         if (!etl_span_ok(rec->size, p, TRACE_HEADER_PMC_COUNTER_SIZE * pmc)) {
-            set_problem(rec, ETL_ERR_TRUNCATED, p, "PMC counters run past the record end");
+            set_problem(rec, ETL_ERR_TRUNCATED, p, PROBLEM_PMC_PAST_END);
             rec->payload_offset = p;
             return;
         }
@@ -414,7 +443,7 @@ static void frame_message(const uint8_t *d, etl_record *rec)
     rec->payload_offset = p;
     return;
 cut:
-    set_problem(rec, ETL_ERR_TRUNCATED, p, "MESSAGE optional items run past the record end");
+    set_problem(rec, ETL_ERR_TRUNCATED, p, PROBLEM_MESSAGE_ITEMS_PAST_END);
     rec->header_size = p;
     rec->payload_offset = rec->size;
 }
@@ -476,7 +505,7 @@ void etl_frame_cleared(const uint8_t *d, const etl_record_peek *peek, uint8_t se
             rec->flags = (uint16_t)(rec->flags_stored | bitness);
         } else {
             rec->header_size = rec->payload_offset = ETL_MARKER_SIZE;
-            set_problem(rec, ETL_ERR_TRUNCATED, 0, "ERROR record shorter than an EVENT_HEADER");
+            set_problem(rec, ETL_ERR_TRUNCATED, 0, PROBLEM_ERROR_TOO_SHORT);
         }
         break;
     case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:

@@ -69,7 +69,7 @@ extern const etl_guid etl_kernel_group_guids[ETL_KERNEL_GROUPS];
 /* etl.h orders etl_record's fields so that its head has no padding; a field added out of place
  * shows here (on 64-bit machines: with 4-byte pointers the sizes differ). */
 #if UINTPTR_MAX > 0xFFFFFFFFu
-_Static_assert(offsetof(etl_record, ext) == 240, "etl_record's head has padding: keep etl.h's order by size");
+_Static_assert(offsetof(etl_record, ext) == 208, "etl_record's head has padding: keep etl.h's order by size");
 #endif
 
 /* The record's pid and tid, in one store: their first reader (etl_procs_ids) loads both at
