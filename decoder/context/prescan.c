@@ -27,7 +27,7 @@
 #define SPLIT_MAX_KEPT (16u << 20)
 /* The copies are carved out of chunks this large, each a record view's header up to its last
  * extended item in use, then its bytes: no malloc per record, and a third of the memory a
- * whole etl_record each took (752 bytes, most of them the unused extended items).  New memory
+ * whole etl_record each took (720 bytes, most of them the unused extended items).  New memory
  * costs most here (a page touched first is a fault, 10 us on the 2-core VM of bench/README.md
  * session 12: the 4.5 MB of whole copies on the 1 M-record kernel trace were 1,100 faults, and
  * the first half waited for them). */

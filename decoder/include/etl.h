@@ -251,11 +251,14 @@ typedef struct etl_ext_item {
 
 /* One record as framed from its buffer: a view, valid until the next call on the reader. */
 typedef struct etl_record {
-    /* Fields are grouped by size within each part (8-byte, 16-byte GUIDs, 4-, 2-, 1-byte), so
-     * that the struct has no padding: the head (up to `ext`) is 240 bytes, 280 with the fields
-     * in the order they were first written down.  Every record is framed into one, and etldump
-     * --threads copies each into a batch that another core reads: on the 1 M-record kernel
-     * trace those 40 bytes were 2-3% of one thread's time and 5% of two's (session 24). */
+    /* Fields are grouped by size (8-byte, GUIDs, 4-, 2-, 1-byte), and fields no record has
+     * together share storage (the unions below, as in the Windows headers), so that the head (up
+     * to `ext`) is 208 bytes: 280 with the fields in the order they were first written down.
+     * What padding is left is 2 bytes in `internal` and 6 before `ext`: room for new 1- and
+     * 2-byte fields.  Every record is framed into one, and etldump --threads copies each head
+     * into a batch that another core reads: on the 1 M-record kernel trace, 280 -> 240 bytes
+     * was 2-3% of one thread's time and 5% of two's while the host's caches were under
+     * pressure, nothing measurable while they were not (bench/README.md, session 24). */
 
     /* where it is */
     uint64_t position;      /* opaque; etl_reader_read_at(position) reads it again */

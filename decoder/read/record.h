@@ -66,10 +66,10 @@ static inline etl_status etl_peek_record_quick(const uint8_t *d, size_t avail, e
 #define ETL_KERNEL_GROUPS 0x1Fu
 extern const etl_guid etl_kernel_group_guids[ETL_KERNEL_GROUPS];
 
-/* etl.h orders etl_record's fields so that its head has no padding; a field added out of place
- * shows here (on 64-bit machines: with 4-byte pointers the sizes differ). */
+/* etl.h orders etl_record's fields by size so that its head stays 208 bytes; a field added out
+ * of place shows here (on 64-bit machines: with 4-byte pointers the sizes differ). */
 #if UINTPTR_MAX > 0xFFFFFFFFu
-_Static_assert(offsetof(etl_record, ext) == 208, "etl_record's head has padding: keep etl.h's order by size");
+_Static_assert(offsetof(etl_record, ext) == 208, "etl_record's head grew: keep etl.h's order by size");
 #endif
 
 /* The record's pid and tid, in one store: their first reader (etl_procs_ids) loads both at
