@@ -1368,7 +1368,7 @@ static etl_status prescan(decode_ctx *d, const char *path, unsigned threads, pre
 {
     const etl_observer obs[] = { etl_registry_observer(d->schemas), etl_procs_observer(d->procs),
                                  etl_volumes_observer(d->volumes) };
-    /* their filters: with threads, a large trace is pre-scanned in two halves at once */
+    /* their filters: with threads, a large trace is pre-scanned by two threads at once */
     const etl_wants_fn wants[] = { etl_registry_observer_wants, etl_procs_wants, etl_volumes_is_mapping };
     /* and their hook and event ids: the pass frames no other kernel compact or event-header record */
     const etl_wants_ids_fn ids[] = { etl_registry_observer_wants_ids, etl_procs_wants_ids,

@@ -348,7 +348,7 @@ typedef struct etl_record {
     etl_ext_item ext[ETL_MAX_EXT_ITEMS];
 } etl_record;
 
-/* For consumers that copy a record view (etldump's batches, the pre-scan's second half): the
+/* For consumers that copy a record view (etldump's batches, the pre-scan's helper): the
  * extended items in use, and whether q's n bytes lie within the record's bytes (extended items
  * and PMC counters do, from the framer; anything else must be copied on its own). */
 static inline unsigned etl_record_ext_in_use(const etl_record *r)

@@ -42,9 +42,8 @@ typedef struct etl_observer {
 
 /* An observer's filter: might it take this record?  False only for records it passes over;
  * reads nothing but the record, so that any thread may ask (etl_prescan_file_filtered).  An
- * observer with a filter must not use the records' positions: the two-halves pass hands it
- * copies of records read through another view of the file (their buffer offsets are the
- * file's, their positions that view's). */
+ * observer with a filter may be handed copies of records the helper thread read through a view
+ * of the file (their buffer offsets and positions are the file's, their bytes the copy's). */
 typedef bool (*etl_wants_fn)(const etl_record *rec);
 
 /* The same filter by the one number that names most records: adds to `set` every hook id
@@ -71,13 +70,14 @@ etl_status etl_prescan_file_cached(const char *path, unsigned threads, etl_infla
                                    size_t n, etl_error *err);
 /* The same, told what each observer wants (wants[i] obs[i]'s filter, ids[i] its filter by
  * hook and event id; `ids` may be NULL, and then every record is framed).  With threads, a large
- * uncompressed file is then read in two halves at once: a thread of its own reads the second
- * half (through a view of the file that is its first buffer, the logfile header's, then that
- * half) and keeps copies of the records some observer wants, while the calling thread reads
- * and observes the first half; then the copies are observed, in file order.  The observers see
- * what one pass shows them, in the same order: the second half is used only when its reading
- * met no damage and its first record is the one the first half's reader finds there, and its
- * copies stay within a bound; else the first half's reader goes on alone. */
+ * uncompressed file is then read by two threads at once: the calling thread reads and observes
+ * it from the front, while a helper thread takes pieces of it from the back, one at a time
+ * (each through a view of the file that is its first buffer, the logfile header's, then the
+ * piece), and keeps copies of the records some observer wants; where the two meet depends on
+ * their speeds.  Then the copies are observed, in file order.  The observers see what one pass
+ * shows them, in the same order: the helper's pieces are used only when their reading met no
+ * damage and the first record they hold is the one the calling thread's reader finds there,
+ * and their copies stay within a bound; else the calling thread's reader goes on alone. */
 etl_status etl_prescan_file_filtered(const char *path, unsigned threads, etl_inflate_cache *cache,
                                      const etl_observer *obs, const etl_wants_fn *wants,
                                      const etl_wants_ids_fn *ids, size_t n, etl_error *err);

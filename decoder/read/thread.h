@@ -2,7 +2,7 @@
  *
  * Linux puts a new thread on the CPU of the thread that creates it and leaves it there until
  * the load balancer moves it, a scheduler tick later.  A helper made to work beside its creator
- * - the pre-scan's second half, the reader's loaders, etldump's formatting workers - then waits
+ * - the pre-scan's helper, the reader's loaders, etldump's formatting workers - then waits
  * while its creator works on: on the 2-core VM of bench/README.md (session 12) such a thread
  * began 3.6-3.9 ms after pthread_create, and 0.15-0.27 ms when asked to start on the other CPU.
  * etl_thread_start asks for the other CPUs its creator may use for the thread's start, and the

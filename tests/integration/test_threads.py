@@ -9,9 +9,10 @@ TEST is one of:
   damaged    truncated and corrupted copies of several captures, the same comparison
   batches    a generated kernel trace of many batches (more than the ring of 2 x 4 batches
              holds): the same comparison, and every record written
-  halves     a generated kernel trace large enough for the pre-scan in two halves (prescan.h:
-             over 8 MiB, uncompressed), clean and with damage in either half and at the
-             split itself (where the second half's reader is not used): the same comparison
+  halves     a generated kernel trace large enough for the pre-scan on two threads (prescan.h:
+             over 8 MiB, uncompressed), clean and with damage in the pieces the helper takes
+             from the back, in the main thread's, between pieces and at a piece's start (where
+             the helper's copies are not used): the same comparison
   memory     peak memory does not grow with the trace: a generated TraceLogging trace (every
              event names its provider in its own PROV_TRAITS) of 50,000 and of 400,000 records at
              --threads 2 and 4 (the answers kept for the slots once grew with every record:
@@ -153,17 +154,24 @@ def test_halves():
         path = os.path.join(tmp, "large.etl")
         bounded([ETLGEN, "--preset", "large_kernel", "--records", "150000", "-o", path], check=True)
         data = open(path, "rb").read()
-        bs = 65536  # the generator's buffer size: the split is at a multiple of it, 9/16 of the way
-        # (prescan.c, SPLIT_AT_SIXTEENTHS)
+        bs = 65536  # the generator's buffer size
         check(len(data) > 8 << 20 and len(data) % bs == 0, f"large_kernel 150000: {len(data)} bytes, whole buffers")
         rc, out, err = same_across_threads(path, [], "large_kernel 150000", threads=(2, 3))
         check(rc == 0 and out.count(b"\n") >= 150000, f"large_kernel 150000: every record written (rc {rc})")
-        split = len(data) // bs * 9 // 16 * bs
-        for what, at, junk in [("the split's buffer header", split, b"\xff" * 8),
-                               ("a buffer header in the second half", split + 5 * bs, b"\xff" * 8),
-                               ("records in the second half", split + 7 * bs + 0x48, bytes(range(64))),
-                               ("records in the first half", 20 * bs + 0x300, b"\xee" * 48),
-                               ("the last buffer before the split", split - bs + 0x48, bytes(16))]:
+        # The pieces the helper takes from the back (prescan.c: SPLIT_PIECES of the file, none
+        # under SPLIT_PIECE_MIN_BYTES, in whole buffers).  Where the two threads meet depends on
+        # their speeds: damage in the last pieces is the helper's, in the first the main thread's,
+        # and the middle either's; the output is one thread's wherever it is.
+        buffers = len(data) // bs
+        per = max(buffers // 64, -(-(1 << 20) // bs))
+        pieces = -(-buffers // per)
+        last, mid = (pieces - 1) * per * bs, pieces // 2 * per * bs
+        for what, at, junk in [("the last piece's first buffer header", last, b"\xff" * 8),
+                               ("a buffer header in the piece before the last", last - per * bs + 5 * bs, b"\xff" * 8),
+                               ("records in the middle piece", mid + 7 * bs + 0x48, bytes(range(64))),
+                               ("records near the front (the main thread's)", 20 * bs + 0x300, b"\xee" * 48),
+                               ("the last buffer before the middle piece", mid - bs + 0x48, bytes(16)),
+                               ("the middle piece's first buffer header", mid, b"\xff" * 8)]:
             bad = bytearray(data)
             bad[at : at + len(junk)] = junk
             with open(path, "wb") as f:

@@ -1,8 +1,8 @@
 /* Unit tests of prescan.c, the one pass before decoding: on every capture, one pass feeding the
  * registry, the process table and a counting observer leaves the registry and the table as a
  * pass of their own each would (what the plugin did before: two reads of the trace), and the
- * counter saw every record once, in file order; damage is tolerated; too many observers are
- * refused.  Prints, for net452, the time of the one pass beside two passes and an MD5 of the
+ * counter saw every record once, in file order; the pass on two threads shows the observers what
+ * one pass shows them; damage is tolerated; too many observers are refused.  Prints, for net452, the time of the one pass beside two passes and an MD5 of the
  * same file in the same run (the ratio is the figure to compare across builds). */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -321,7 +321,7 @@ static void test_two_steps(const char *dir, const char *file)
         CHECK_EQ_U(etl_prescan_reader_filtered(job.r, path, 1, obs_b, wants, ids, G_N_ELEMENTS(obs_b), &err), want);
         CHECK_EQ_U(steps.records, whole.records);
         CHECK(!steps.out_of_order);
-        CHECK(!whole.out_of_order); /* the second half's copies keep the file's positions */
+        CHECK(!whole.out_of_order); /* the helper's copies keep the file's positions */
         const etl_registry_stats *ra = etl_registry_get_stats(a.reg), *rb = etl_registry_get_stats(b.reg);
         CHECK_EQ_U(rb->carried_events, ra->carried_events);
         CHECK_EQ_U(rb->stream_manifests, ra->stream_manifests);
@@ -343,6 +343,58 @@ static void test_two_steps(const char *dir, const char *file)
     g_free(path);
 }
 
+/* An observer that keeps the position of every record some filter wants, in the order seen. */
+static void keep_wanted_position(void *ctx, const etl_record *rec)
+{
+    if (any_wants(rec))
+        g_array_append_val((GArray *)ctx, rec->position);
+}
+
+/* The pass on two threads (a large uncompressed file: the helper takes pieces from the back)
+ * shows the observers what one pass shows them: the wanted records at the same positions, in
+ * the same order, and the same process table and carried schemas. */
+static void test_split(const char *dir, const char *file)
+{
+    char *path = g_build_filename(dir, file, NULL);
+    etl_wants_fn wants[G_N_ELEMENTS(FILTERS) + 1];
+    etl_wants_ids_fn ids[G_N_ELEMENTS(FILTERS) + 1];
+    for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++) {
+        wants[i] = FILTERS[i].wants;
+        ids[i] = FILTERS[i].ids;
+    }
+    wants[G_N_ELEMENTS(FILTERS)] = any_wants; /* the position keeper: what the others want */
+    ids[G_N_ELEMENTS(FILTERS)] = NULL;
+    decoder_context one, two;
+    decoder_context_init(&one, quiet);
+    decoder_context_init(&two, quiet);
+    GArray *seen_one = g_array_new(FALSE, FALSE, sizeof(uint64_t)), *seen_two = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    etl_volumes *v1 = etl_volumes_new(one.reg), *v2 = etl_volumes_new(two.reg);
+    const etl_observer obs1[] = { etl_registry_observer(one.reg), etl_procs_observer(one.procs), etl_volumes_observer(v1),
+                                  { keep_wanted_position, seen_one } };
+    const etl_observer obs2[] = { etl_registry_observer(two.reg), etl_procs_observer(two.procs), etl_volumes_observer(v2),
+                                  { keep_wanted_position, seen_two } };
+    etl_error err;
+    etl_status st1 = etl_prescan_file_filtered(path, 0, NULL, obs1, wants, ids, G_N_ELEMENTS(obs1), &err);
+    etl_status st2 = etl_prescan_file_filtered(path, 1, NULL, obs2, wants, ids, G_N_ELEMENTS(obs2), &err);
+    CHECK_EQ_U(st2, st1);
+    CHECK_EQ_U(seen_two->len, seen_one->len);
+    if (seen_one->len && seen_two->len == seen_one->len)
+        CHECK(memcmp(seen_one->data, seen_two->data, seen_one->len * sizeof(uint64_t)) == 0);
+    const etl_procs_stats *p1 = etl_procs_get_stats(one.procs), *p2 = etl_procs_get_stats(two.procs);
+    CHECK_EQ_U(p2->processes, p1->processes);
+    CHECK_EQ_U(p2->threads, p1->threads);
+    const etl_registry_stats *r1 = etl_registry_get_stats(one.reg), *r2 = etl_registry_get_stats(two.reg);
+    CHECK_EQ_U(r2->carried_events, r1->carried_events);
+    CHECK_EQ_U(r2->stream_manifests, r1->stream_manifests);
+    g_array_free(seen_one, TRUE);
+    g_array_free(seen_two, TRUE);
+    etl_volumes_free(v1);
+    etl_volumes_free(v2);
+    decoder_context_free(&one);
+    decoder_context_free(&two);
+    g_free(path);
+}
+
 static void test_next_of(const char *dir, const char *file)
 {
     char *path = g_build_filename(dir, file, NULL);
@@ -355,6 +407,7 @@ static void test_corpus(const char *dir)
     CHECK(capture_list_each(dir, test_capture) >= 10);
     CHECK(capture_list_each(dir, test_next_of) >= 10);
     CHECK(capture_list_each(dir, test_two_steps) >= 10);
+    CHECK(capture_list_each(dir, test_split) >= 10);
     printf("etl_reader_next_of passed %" PRIu64 " of the corpus's %" PRIu64 " records unframed\n", passed_total,
            framed_total);
     CHECK(passed_total > framed_total / 4); /* the kernel traces are most of the corpus */
