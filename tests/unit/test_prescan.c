@@ -274,6 +274,17 @@ static bool any_record(const etl_record *rec)
     return true;
 }
 
+/* The observers' filters (FILTERS), then one more observer's, which frames every record. */
+static void filters_then(etl_wants_fn *wants, etl_wants_ids_fn *ids, etl_wants_fn last)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++) {
+        wants[i] = FILTERS[i].wants;
+        ids[i] = FILTERS[i].ids;
+    }
+    wants[G_N_ELEMENTS(FILTERS)] = last;
+    ids[G_N_ELEMENTS(FILTERS)] = NULL;
+}
+
 static gpointer open_on_thread(gpointer arg)
 {
     open_job *job = arg;
@@ -290,12 +301,7 @@ static void test_two_steps(const char *dir, const char *file)
     char *path = g_build_filename(dir, file, NULL);
     etl_wants_fn wants[G_N_ELEMENTS(FILTERS) + 1];
     etl_wants_ids_fn ids[G_N_ELEMENTS(FILTERS) + 1];
-    for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++) {
-        wants[i] = FILTERS[i].wants;
-        ids[i] = FILTERS[i].ids;
-    }
-    wants[G_N_ELEMENTS(FILTERS)] = any_record; /* the counter: every record */
-    ids[G_N_ELEMENTS(FILTERS)] = NULL;
+    filters_then(wants, ids, any_record); /* the counter: every record */
     counter whole = {0}, steps = {0};
     decoder_context a, b;
     decoder_context_init(&a, quiet);
@@ -358,12 +364,7 @@ static void test_split(const char *dir, const char *file)
     char *path = g_build_filename(dir, file, NULL);
     etl_wants_fn wants[G_N_ELEMENTS(FILTERS) + 1];
     etl_wants_ids_fn ids[G_N_ELEMENTS(FILTERS) + 1];
-    for (size_t i = 0; i < G_N_ELEMENTS(FILTERS); i++) {
-        wants[i] = FILTERS[i].wants;
-        ids[i] = FILTERS[i].ids;
-    }
-    wants[G_N_ELEMENTS(FILTERS)] = any_wants; /* the position keeper: what the others want */
-    ids[G_N_ELEMENTS(FILTERS)] = NULL;
+    filters_then(wants, ids, any_wants); /* the position keeper: what the others want */
     decoder_context one, two;
     decoder_context_init(&one, quiet);
     decoder_context_init(&two, quiet);
