@@ -2,8 +2,9 @@
  * registry, the process table and a counting observer leaves the registry and the table as a
  * pass of their own each would (what the plugin did before: two reads of the trace), and the
  * counter saw every record once, in file order; the pass on two threads shows the observers what
- * one pass shows them; damage is tolerated; too many observers are refused.  Prints, for net452, the time of the one pass beside two passes and an MD5 of the
- * same file in the same run (the ratio is the figure to compare across builds). */
+ * one pass shows them; damage is tolerated; too many observers are refused.  Prints, for net452,
+ * the time of the one pass beside two passes and an MD5 of the same file in the same run (the
+ * ratio is the figure to compare across builds). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
@@ -368,12 +369,13 @@ static void test_split(const char *dir, const char *file)
     decoder_context one, two;
     decoder_context_init(&one, quiet);
     decoder_context_init(&two, quiet);
-    GArray *seen_one = g_array_new(FALSE, FALSE, sizeof(uint64_t)), *seen_two = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    GArray *seen_one = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    GArray *seen_two = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     etl_volumes *v1 = etl_volumes_new(one.reg), *v2 = etl_volumes_new(two.reg);
-    const etl_observer obs1[] = { etl_registry_observer(one.reg), etl_procs_observer(one.procs), etl_volumes_observer(v1),
-                                  { keep_wanted_position, seen_one } };
-    const etl_observer obs2[] = { etl_registry_observer(two.reg), etl_procs_observer(two.procs), etl_volumes_observer(v2),
-                                  { keep_wanted_position, seen_two } };
+    const etl_observer obs1[] = { etl_registry_observer(one.reg), etl_procs_observer(one.procs),
+                                  etl_volumes_observer(v1), { keep_wanted_position, seen_one } };
+    const etl_observer obs2[] = { etl_registry_observer(two.reg), etl_procs_observer(two.procs),
+                                  etl_volumes_observer(v2), { keep_wanted_position, seen_two } };
     etl_error err;
     etl_status st1 = etl_prescan_file_filtered(path, 0, NULL, obs1, wants, ids, G_N_ELEMENTS(obs1), &err);
     etl_status st2 = etl_prescan_file_filtered(path, 1, NULL, obs2, wants, ids, G_N_ELEMENTS(obs2), &err);
