@@ -128,7 +128,7 @@ typedef struct helper {
     pthread_mutex_t mu; /* guards front, back and failed */
     unsigned front; /* pieces [0, front) are the main thread's (it has read into front - 1) */
     unsigned back;  /* pieces [back, n_pieces) are the helper's */
-    bool failed;    /* a piece of the helper's met damage, or a wanted record could not be kept */
+    bool failed;    /* the helper could not open the file, a piece of its met damage, or a wanted record could not be kept */
     piece *pieces;  /* n_pieces, by index */
     etl_record **kept; /* copies of the wanted records, each piece's in file order, pieces from the back */
     size_t n_kept, cap_kept, kept_bytes;
@@ -259,29 +259,38 @@ static bool read_piece(helper *h, int fd, unsigned j)
     return fine;
 }
 
-/* The helper: the last piece not yet taken by either thread, while there is one. */
+/* The helper gives up: the pieces it took do not stand for the rest (read on the main thread
+ * after the join, which orders it). */
+static void give_up(helper *h)
+{
+    pthread_mutex_lock(&h->mu);
+    h->failed = true;
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* The helper: the last piece not yet taken by either thread, while there is one.  Only the
+ * helper sets `failed`, and it stops when it does. */
 static void *read_back_pieces(void *arg)
 {
     helper *h = arg;
     int fd = open(h->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        give_up(h);
+        return NULL;
+    }
     for (;;) {
         pthread_mutex_lock(&h->mu);
-        bool take = fd >= 0 && !h->failed && h->back > h->front;
+        bool take = h->back > h->front;
         unsigned j = take ? --h->back : 0;
-        if (fd < 0)
-            h->failed = true;
         pthread_mutex_unlock(&h->mu);
         if (!take)
             break;
         if (!read_piece(h, fd, j)) {
-            pthread_mutex_lock(&h->mu);
-            h->failed = true;
-            pthread_mutex_unlock(&h->mu);
+            give_up(h);
             break;
         }
     }
-    if (fd >= 0)
-        close(fd);
+    close(fd);
     return NULL;
 }
 
