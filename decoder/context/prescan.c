@@ -128,7 +128,8 @@ typedef struct helper {
     pthread_mutex_t mu; /* guards front, back and failed */
     unsigned front; /* pieces [0, front) are the main thread's (it has read into front - 1) */
     unsigned back;  /* pieces [back, n_pieces) are the helper's */
-    bool failed;    /* the helper could not open the file, a piece of its met damage, or a wanted record could not be kept */
+    bool failed;    /* the helper could not open the file, a piece of its met damage, or a
+                     * wanted record could not be kept */
     piece *pieces;  /* n_pieces, by index */
     etl_record **kept; /* copies of the wanted records, each piece's in file order, pieces from the back */
     size_t n_kept, cap_kept, kept_bytes;
